@@ -16,6 +16,29 @@ export function sameName(a: string | null, b: string | null): boolean {
   return a !== null && b !== null && lookAlikeKey(a) === lookAlikeKey(b);
 }
 
+/** The longest name a manifest's schema takes (schemas/manifest.schema.json), in characters. */
+const MAX_NAME_LENGTH = 400;
+
+/** A C0 control character or DEL: a manifest's names are one line of printable text. */
+export function isControlCharacter(code: number): boolean {
+  return code < 0x20 || code === 0x7f;
+}
+
+/**
+ * Why a manifest cannot hold `name` as a config's name (the schema's rule: not empty, no control
+ * character), in words for a warning; undefined when it can.
+ */
+export function unmanifestableName(name: string): string | undefined {
+  if (name === "") return "is empty";
+  const characters = [...name];
+  if (characters.length > MAX_NAME_LENGTH)
+    return `is ${characters.length} characters long, more than the ${MAX_NAME_LENGTH} a manifest's name may be`;
+  const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
+  if (index < 0) return undefined;
+  const code = (characters[index] ?? "").codePointAt(0) ?? 0;
+  return `holds a control character (U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1})`;
+}
+
 /** How two different names that share a look-alike key differ, in words for the plan. */
 export function describeLookAlike(from: string, to: string): "white space" | "Unicode normalisation" {
   return trimAsService(from) === trimAsService(to) ? "white space" : "Unicode normalisation";

@@ -184,6 +184,24 @@ function lookAlikeKey(name) {
 function sameName(a, b) {
 	return a !== null && b !== null && lookAlikeKey(a) === lookAlikeKey(b);
 }
+/** The longest name a manifest's schema takes (schemas/manifest.schema.json), in characters. */
+const MAX_NAME_LENGTH = 400;
+/** A C0 control character or DEL: a manifest's names are one line of printable text. */
+function isControlCharacter(code) {
+	return code < 32 || code === 127;
+}
+/**
+* Why a manifest cannot hold `name` as a config's name (the schema's rule: not empty, no control
+* character), in words for a warning; undefined when it can.
+*/
+function unmanifestableName(name) {
+	if (name === "") return "is empty";
+	const characters = [...name];
+	if (characters.length > MAX_NAME_LENGTH) return `is ${characters.length} characters long, more than the ${MAX_NAME_LENGTH} a manifest's name may be`;
+	const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
+	if (index < 0) return void 0;
+	return `holds a control character (U+${((characters[index] ?? "").codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1})`;
+}
 /** How two different names that share a look-alike key differ, in words for the plan. */
 function describeLookAlike(from, to) {
 	return trimAsService(from) === trimAsService(to) ? "white space" : "Unicode normalisation";
@@ -9995,9 +10013,6 @@ function describePatternError(label, field, actual, ofWave) {
 	if (field === "bake") return `${label} must be a duration such as 30s, 10m, 1h or 1h30m, got ${describeValue(actual)}`;
 	return `${label} has an invalid format: ${describeValue(actual)}`;
 }
-function isControlCharacter(code) {
-	return code < 32 || code === 127;
-}
 /** What an item of these lists is called in a message; an item of any other list is an entry. */
 const LIST_ITEM_NOUNS = {
 	configs: "config",
@@ -10457,4 +10472,4 @@ function addManifestOption(command) {
 function addVariableOptions(command) {
 	return command.option("--var <NAME=VALUE>", "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable", collect).option("--var-file <file>", "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable", collect);
 }
-export { sameName as $, isMap as A, formatSource as B, resolveProjectSets as C, Scalar as D, Document as E, groupBy as F, readBoundedText as G, describeSchemaErrors as H, formatDuration as I, isObject as J, validateJson as K, formatSeconds as L, isSeq as M, parseDocument as N, YAMLSeq as O, visit as P, matchesAnyGlob as Q, parseDuration as R, resolveTextWith as S, compareText as T, formatJsonPath as U, precompiledValidator as V, parseJson as W, describeLookAlike as X, compileNameGlob as Y, lookAlikeKey as Z, familyFingerprint as _, collect as a, MARK_START as at, readManifestSources as b, outOption as c, FAMILIES as ct, loadManifestOrThrow as d, familyKey as dt, PYTHON_WHITE_SPACE as et, loadVariablesOrThrow as f, getFamily as ft, configFingerprint as g, runInputs as h, appendAll as ht, addVariableOptions as i, trimAsService as it, isScalar as j, init_yaml as k, parseFlag as l, FAMILY_NAMES as lt, printDiagnostics as m, ofFamily as mt, addManifestOption as n, isTrimmedField as nt, familyOption as o, readMark as ot, parseVariableFlags as p, isFamilyName as pt, asRecord as q, addOptionAlias as r, showsText as rt, formatOption as s, writeMark as st, TEXT_OR_JSON as t, describeUntrimmed as tt, loadManifest as u, WRITABLE_FIELDS as ut, manifestFingerprint as v, didYouMean as w, readVarFiles as x, ROLLOUT_DEFAULTS as y, formatDiagnostic as z };
+export { sameName as $, isMap as A, formatSource as B, resolveProjectSets as C, Scalar as D, Document as E, groupBy as F, readBoundedText as G, describeSchemaErrors as H, formatDuration as I, isObject as J, validateJson as K, formatSeconds as L, isSeq as M, parseDocument as N, YAMLSeq as O, visit as P, matchesAnyGlob as Q, parseDuration as R, resolveTextWith as S, compareText as T, formatJsonPath as U, precompiledValidator as V, parseJson as W, describeLookAlike as X, compileNameGlob as Y, lookAlikeKey as Z, familyFingerprint as _, collect as a, trimAsService as at, readManifestSources as b, outOption as c, writeMark as ct, loadManifestOrThrow as d, WRITABLE_FIELDS as dt, unmanifestableName as et, loadVariablesOrThrow as f, familyKey as ft, configFingerprint as g, appendAll as gt, runInputs as h, ofFamily as ht, addVariableOptions as i, showsText as it, isScalar as j, init_yaml as k, parseFlag as l, FAMILIES as lt, printDiagnostics as m, isFamilyName as mt, addManifestOption as n, describeUntrimmed as nt, familyOption as o, MARK_START as ot, parseVariableFlags as p, getFamily as pt, asRecord as q, addOptionAlias as r, isTrimmedField as rt, formatOption as s, readMark as st, TEXT_OR_JSON as t, PYTHON_WHITE_SPACE as tt, loadManifest as u, FAMILY_NAMES as ut, manifestFingerprint as v, didYouMean as w, readVarFiles as x, ROLLOUT_DEFAULTS as y, formatDiagnostic as z };

@@ -2,7 +2,7 @@
 import { c as PcsyncError, l as SIGNAL_EXIT_CODES, p as SecretRegistry } from "./early-signals.mjs";
 import { n as metricsFileWriter } from "./metrics-file.mjs";
 import { D as isInputError, E as InputError, k as plural } from "./common-program.mjs";
-import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerprint, b as readManifestSources, dt as familyKey, h as runInputs, ht as appendAll, m as printDiagnostics, mt as ofFamily, u as loadManifest, x as readVarFiles, z as formatDiagnostic } from "./common-manifest.mjs";
+import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerprint, b as readManifestSources, ft as familyKey, gt as appendAll, h as runInputs, ht as ofFamily, m as printDiagnostics, u as loadManifest, x as readVarFiles, z as formatDiagnostic } from "./common-manifest.mjs";
 import { a as formatCycleLine, i as driftCount, o as totalsOf, s as pruneHealJournals, t as formatAddress } from "./listen-address.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { n as selectFamilies, t as require_prom_client } from "./prom-client.mjs";

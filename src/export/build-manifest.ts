@@ -6,6 +6,7 @@ import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../filled-defaults.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
+import { unmanifestableName } from "../record-name.js";
 import { trimAsService } from "../trim-as-service.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
@@ -105,6 +106,15 @@ function selectExportable(
       continue;
     }
     const trimmed = trimAsService(record.name);
+    // A name no manifest can hold (the schema refuses it, as the service would store it) would
+    // make the export fail to plan back. One the service trims to nothing is said below.
+    const refused = trimmed === "" && record.name !== "" ? undefined : unmanifestableName(trimmed);
+    if (refused !== undefined) {
+      warnings.push(
+        `record ${record.id} in ${family} is named ${JSON.stringify(record.name)}, which ${trimmed === record.name ? "" : "trimmed as the service trims "}${refused}: a manifest cannot hold that name, so it was left out; rename it and export again`,
+      );
+      continue;
+    }
     if (trimmed !== record.name) {
       // The manifest refuses such a name (manifest/read-manifest-blocks.ts): export the name the service
       // would store, pinned, so that planning it renames the record instead of copying it.
@@ -235,10 +245,44 @@ function listRecords(records: readonly string[]): string {
   return more > 0 ? `${named} and ${more} more` : named;
 }
 
-export function exportOwner(results: readonly ExportResult[]): ExportOwner {
+/** The exported records by the owner whose mark they carry (null: none), each as the warnings name it. */
+function recordsByOwner(results: readonly ExportResult[]): Map<string | null, string[]> {
   const byOwner = new Map<string | null, string[]>();
   for (const { owner, record } of results.flatMap((result) => result.marks))
     byOwner.set(owner, [...(byOwner.get(owner) ?? []), record]);
+  return byOwner;
+}
+
+/**
+ * What a manifest that says `owner: fileOwner` (a file export -o updates) does with exported records
+ * that do not all carry that owner's mark, when they share none other (exportOwner gives no owner):
+ * a plan adopts the unmarked ones for it and refuses another owner's. Undefined when all carry it.
+ */
+export function ownerWarningIn(results: readonly ExportResult[], fileOwner: string): string | undefined {
+  const byOwner = recordsByOwner(results);
+  const unmarked = byOwner.get(null);
+  const others = [...byOwner.keys()].filter(
+    (owner): owner is string => owner !== null && owner !== fileOwner,
+  );
+  const parts = [
+    ...(unmarked === undefined
+      ? []
+      : [
+          `${listRecords(unmarked)} ${unmarked.length === 1 ? "carries" : "carry"} no owner mark: a plan adopts ${unmarked.length === 1 ? "it" : "them"} for owner ${JSON.stringify(fileOwner)} (marks ${unmarked.length === 1 ? "its description" : "their descriptions"})`,
+        ]),
+    ...others
+      .sort()
+      .map(
+        (owner) =>
+          `owner ${JSON.stringify(owner)}: ${listRecords(byOwner.get(owner) ?? [])}, which a plan refuses as another owner's (exit 3)`,
+      ),
+  ];
+  if (parts.length === 0) return undefined;
+  return `the file says owner: ${JSON.stringify(fileOwner)}, which not every exported record carries (${parts.join("; ")}): as it is, it does not plan back to no changes. To keep each record as it is, export those projects to a manifest of their own (one per owner, each with its \`owner:\`, or none for unmarked records)`;
+}
+
+export function exportOwner(results: readonly ExportResult[]): ExportOwner {
+  const byOwner = recordsByOwner(results);
   const owners = [...byOwner.keys()].filter((owner): owner is string => owner !== null);
   if (owners.length === 0) return {};
   const [only] = owners;

@@ -61,6 +61,12 @@ export function parseManifestTarget(text: string, fileName: string): { document:
   return { document, root: manifestRoot(document, fileName) };
 }
 
+/** The `owner:` a manifest `-o` updates says, if it says one. */
+export function ownerOfTarget(text: string, fileName: string): string | undefined {
+  const owner = parseManifestTarget(text, fileName).root.get("owner");
+  return typeof owner === "string" ? owner : undefined;
+}
+
 function manifestRoot(document: Document, fileName: string): YAMLMap {
   const problem = notAManifest(document);
   if (problem === undefined && isMap(document.contents)) return document.contents;

@@ -3,6 +3,7 @@
 
 import type { ErrorObject } from "ajv";
 import { isFamilyName } from "../families.js";
+import { isControlCharacter } from "../record-name.js";
 import type { YamlProblem } from "./diagnostics.js";
 import { getManifestValidator } from "./manifest-validator.js";
 import {
@@ -225,10 +226,6 @@ function describePatternError(
   if (field === "bake")
     return `${label} must be a duration such as 30s, 10m, 1h or 1h30m, got ${describeValue(actual)}`;
   return `${label} has an invalid format: ${describeValue(actual)}`;
-}
-
-function isControlCharacter(code: number): boolean {
-  return code < 0x20 || code === 0x7f;
 }
 
 /** What an item of these lists is called in a message; an item of any other list is an entry. */

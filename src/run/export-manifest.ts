@@ -2,9 +2,16 @@
 // new, merged into an existing manifest (its comments and other projects kept), or as templates.
 
 import { type ApiClient, listProjects } from "../api/index.js";
-import { buildManifest, type ExportOwner, type ExportResult, exportOwner } from "../export/build-manifest.js";
+import {
+  buildManifest,
+  type ExportOwner,
+  type ExportResult,
+  exportOwner,
+  ownerWarningIn,
+} from "../export/build-manifest.js";
 import { type FactoredExport, factorTemplates } from "../export/factor-templates.js";
 import { locateSecretsInExport } from "../export/locate-secrets.js";
+import { ownerOfTarget } from "../export/manifest-target.js";
 import {
   type ExportDestination,
   type ResolveText,
@@ -108,6 +115,22 @@ export function updateExportedManifest(
       }),
     text,
   );
+}
+
+/**
+ * The warning about `owner:` for this export, if any: into `existing` (a file -o updates) that
+ * names its owner, what a plan does with records that do not all carry its mark; else why the
+ * manifest is written without `owner:`.
+ */
+export function ownerWarning(
+  exported: ExportRead,
+  existing?: { text: string; file: string },
+): string | undefined {
+  const fileOwner =
+    existing === undefined || exported.owned.owner !== undefined
+      ? undefined
+      : ownerOfTarget(existing.text, existing.file);
+  return fileOwner === undefined ? exported.owned.warning : ownerWarningIn(exported.results, fileOwner);
 }
 
 /** Where the exported records hold the API key (the text is refused, never redacted). */

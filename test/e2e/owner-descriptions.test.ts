@@ -134,6 +134,48 @@ describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", { timeout: 90_000 }
     expect(exported.stdout).toContain("description: Adds country to events");
   });
 
+  it("exported with mixed marks into a file that names its owner, says what a plan does with each record", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    for (const file of ["data-platform.yaml", "web.yaml"]) {
+      const run = await server.run(["apply", "-f", join(OWNERS, file), "--auto-approve"]);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const listed = await server.list(1, "plugin_configs");
+    const idOf = (name: string) => listed.find((record) => record.name === name)?.id;
+    const { path: dir, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    const owned = join(dir, "owned.yaml");
+    await writeFile(owned, "version: 1\nowner: web\nprojects: {}\n");
+    const exported = await server.run([
+      "export",
+      "--project",
+      "1",
+      "--family",
+      "plugin_configs",
+      "-o",
+      owned,
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    // Not "written without owner:", which it is not: the file keeps its owner, and the warning says
+    // what a plan of it does with the records that do not carry web's mark.
+    expect(exported.stderr).not.toContain("different owner marks");
+    const warning =
+      exported.stderr.split("\n").find((line) => line.includes('the file says owner: "web"')) ?? "";
+    expect(warning).toContain(
+      `"Legacy S3" (id ${idOf("Legacy S3")}) in project 1 plugin_configs carries no owner mark: a plan adopts it for owner "web"`,
+    );
+    expect(warning).toContain(
+      `owner "data-platform": "GeoIP" (id ${idOf("GeoIP")}) in project 1 plugin_configs, which a plan refuses as another owner's (exit 3)`,
+    );
+    expect(warning).not.toContain("Property Filter");
+    expect(await readFile(owned, "utf8")).toMatch(/^owner: web$/m);
+    const planned = await server.run(["plan", "-f", owned]);
+    expect(planned.code).toBe(3);
+    expect(`${planned.stdout}${planned.stderr}`).toContain("data-platform");
+  });
+
   it("export -o refuses a file that is not a pcsync manifest and leaves it byte for byte", async ({
     onTestFinished,
   }) => {

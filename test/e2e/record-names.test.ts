@@ -179,3 +179,39 @@ describe("names only the seed interface keeps", () => {
     expect(await names()).toEqual(["Named"]);
   });
 });
+
+describe.each<ProfileName>(["seed", "posthog-2024"])(
+  "export of names no manifest can hold, on %s",
+  (profile) => {
+    beforeEach(() => open(profile));
+
+    it("leaves each out with a warning that says why, and the file plans back to no changes", async () => {
+      await create("Named", 1, 1);
+      // Each name the profile keeps as sent (posthog-2024 may refuse or trim some): an empty one, a
+      // tab inside, a line break with a workflow command after it, DEL.
+      const hostile = ["", "tab\tname", "evil\n::error file=x::pwned", "del\u007fname"];
+      const kept: string[] = [];
+      for (const [index, name] of hostile.entries()) {
+        const reply = await server.call("POST", `/api/projects/3/${PC}/`, {
+          name,
+          plugin: index + 2,
+          order: index + 2,
+          enabled: false,
+        });
+        if (reply.status === 201 && (reply.body as { name: unknown }).name === name) kept.push(name);
+      }
+      expect(kept.length).toBeGreaterThan(1);
+      const exported = await run("export", "--project", "3", "-o", "exported.yaml");
+      expect(exported.code, exported.stderr).toBe(0);
+      const warnings = exported.stderr
+        .split("\n")
+        .filter((line) => line.includes("a manifest cannot hold that name"));
+      expect(warnings).toHaveLength(kept.length);
+      // Server text in a warning is shown on one line, nothing in it taken for a workflow command.
+      for (const warning of warnings) expect(warning).not.toMatch(/^::|\n/);
+      const planned = await run("plan", "-f", "exported.yaml", "--detailed-exitcode");
+      expect(planned.code, `${planned.stdout}${planned.stderr}`).toBe(0);
+      noInternalError(planned);
+    });
+  },
+);

@@ -89,6 +89,11 @@ describe("every command that prints server text", () => {
     const frontend = example.records.find((record) => record.family === "pipeline_frontend_apps_configs");
     if (frontend === undefined) throw new Error("no frontend app in the example data");
     frontend.name = HOSTILE;
+    // A name no manifest can hold is left out of an export (with a warning that shows it inert);
+    // a description can hold any text: export carries it, escaped.
+    const legacy = example.records.find((record) => record.id === 3);
+    if (legacy === undefined) throw new Error("no record 3 in the example data");
+    legacy.description = HOSTILE;
     example.logEntries.push({
       ...(example.logEntries.find((entry) => entry.plugin_config_id === 1) ?? example.logEntries[0]),
       id: "018fd5a0-0000-7000-8000-0000000000ff",

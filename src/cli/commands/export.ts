@@ -13,6 +13,7 @@ import { plural } from "../../plural.js";
 import {
   exportManifestText,
   locateSecretsInRead,
+  ownerWarning,
   readExport,
   updateExportedManifest,
 } from "../../run/export-manifest.js";
@@ -119,8 +120,15 @@ Examples:
         for (const warning of result.warnings)
           io.stderr.write(`warning: ${about}${neutraliseInline(warning)}\n`);
       }
-      const { owned, factored } = exported;
-      if (owned.warning !== undefined) io.stderr.write(`warning: ${neutraliseInline(owned.warning)}\n`);
+      const { factored } = exported;
+      // Only a regular file is updated in place: a device or a descriptor is written to.
+      const existing =
+        flags.out && output?.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
+      const owners = ownerWarning(
+        exported,
+        existing === undefined ? undefined : { text: existing, file: flags.out ?? "" },
+      );
+      if (owners !== undefined) io.stderr.write(`warning: ${neutraliseInline(owners)}\n`);
       // A manifest must plan back to what was read: written exactly, or refused if it holds the key.
       const refuseSecret = (text: string, what: string, existing?: string) =>
         refuseSecretIn(
@@ -135,8 +143,6 @@ Examples:
         );
       if (flags.out && output) {
         const file = flags.out;
-        // Only a regular file is updated in place: a device or a descriptor is written to.
-        const existing = output.kind === "file" ? await readExisting(output.path, file) : undefined;
         if (existing !== undefined && factored) throw new InputError("export_target_exists", { file });
         // Printed (a device or FIFO given to -o), server text is escaped: the same data.
         const text =
