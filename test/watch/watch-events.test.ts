@@ -104,6 +104,22 @@ describe("webhook bodies", () => {
     );
   });
 
+  it("in Slack, shows a record's name and the service's text and never acts on them", () => {
+    // Slack reads <!channel> as a ping to everyone and <url|label> as a link under any label.
+    const hostile = "<!channel> <https://evil.example/login|Click to re-auth> & <@U123>";
+    const [event] = new EventTracker().observeCycle([finding([update(1, hostile)])], "t0");
+    if (event === undefined) throw new Error("no event");
+    const text = renderSlackText({ ...event, message: `the service said: ${hostile}` });
+    expect(text).not.toMatch(/[<>]/);
+    expect(text).not.toMatch(/&(?!amp;|lt;|gt;)/);
+    expect(text).toContain(
+      "&lt;!channel&gt; &lt;https://evil.example/login|Click to re-auth&gt; &amp; &lt;@U123&gt;",
+    );
+    // Through the body that is POSTed, too.
+    const body = JSON.parse(renderWebhookBody(event, "slack", new SecretRegistry())) as { text: string };
+    expect(body.text).not.toContain("<!channel>");
+  });
+
   it("reads well in Slack: what happened, where, and the changes", () => {
     const [event] = new EventTracker().observeCycle([finding([update(1, "GeoIP")])], "t0");
     if (event === undefined) throw new Error("no event");
