@@ -7,7 +7,7 @@ import { rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { regularFilesIn } from "../files/regular-files.js";
 import { readTail } from "./journal-file.js";
-import { DEFAULT_JOURNAL_DIR } from "./journal-format.js";
+import { DEFAULT_JOURNAL_DIR, readJournal } from "./journal-format.js";
 import { JournalLock, lockPathOf } from "./journal-lock.js";
 
 const HEAL_JOURNAL_SUFFIX = "-heal.jsonl";
@@ -33,6 +33,35 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * Removes the journal of a heal that changed nothing: ended, and every write it announced answered
+ * as failed or never sent, which a rollback passes over (replay-journal.ts). Kept, such journals
+ * of a heal that fails every cycle would push the journal of the last heal that did write out of
+ * the newest `keep`, and with it the only undo. Returns whether it was removed; a journal that
+ * cannot be read, or one that a run holds, stays.
+ */
+export async function removeIfHealWroteNothing(path: string, cwd: string): Promise<boolean> {
+  let lock: JournalLock | undefined;
+  try {
+    lock = await JournalLock.acquire(path, { cwd, command: "prune heal journals" });
+    const journal = await readJournal(path, cwd);
+    const changedNothing =
+      journal.ended &&
+      journal.unanswered.length === 0 &&
+      journal.intents.every((intent) => {
+        const status = journal.outcomes.get(intent.seq)?.status;
+        return status === "failed" || status === "not_sent";
+      });
+    if (!changedNothing) return false;
+    await rm(resolve(cwd, path));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await lock?.release().catch(() => undefined);
+  }
 }
 
 /**

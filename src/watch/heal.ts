@@ -9,7 +9,7 @@ import { type FamilyName, type FamilyRef, familyKey, ofFamily } from "../familie
 import type { RunInput } from "../files/output-target.js";
 import { groupBy } from "../group-by.js";
 import { defaultJournalPath } from "../journal/apply-journal.js";
-import { pruneHealJournals } from "../journal/prune-heal-journals.js";
+import { pruneHealJournals, removeIfHealWroteNothing } from "../journal/prune-heal-journals.js";
 import type { DesiredFamily, DriftMode } from "../manifest/types.js";
 import type { PlanDiagnostic, ProjectPlan } from "../plan/compute-plan.js";
 import { selectFamilies } from "../plan/select-families.js";
@@ -110,14 +110,18 @@ export async function healPlan(
           onNote: options.onNote,
         })
       : undefined;
-  if (healed?.journal !== undefined) await pruneHealJournals(options.journal.cwd, options.journal.keep);
+  // A heal that changed nothing (every write failed) leaves no journal to undo and names none.
+  const journal =
+    healed?.journal === undefined || (await removeIfHealWroteNothing(healed.journal, options.journal.cwd))
+      ? undefined
+      : healed.journal;
+  if (journal !== undefined) await pruneHealJournals(options.journal.cwd, options.journal.keep);
   const report = healed?.report;
   const done = groupBy(
     (report?.outcomes ?? []).filter((outcome) => outcome.status === "done"),
     byFamily,
   );
 
-  const journal = healed?.journal;
   const findings = plan.families.map((report): FamilyFinding => {
     const key = byFamily(report);
     const finding = findingOf(plan, report.project, report.family);

@@ -12,6 +12,7 @@ import { runBuiltCli } from "../support/cli.js";
 import { manifest } from "../support/manifest-text.js";
 import { expectNoSecret } from "../support/output-checks.js";
 import { API_KEY, openServer } from "../support/test-server.js";
+import { waitFor } from "../support/wait-for.js";
 import { metricValue, startWatcher, writeSettled } from "../support/watcher.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
@@ -268,6 +269,21 @@ describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
       expect(journal, healed.stdout).toBeDefined();
       journals.push(journal ?? "");
     }
+    // Heals that change nothing (a create of a plugin the service does not have fails every
+    // time) leave no journal and name none: they do not push the last real heal's undo out.
+    await writeSettled(
+      file,
+      `${geoIp({ enabled: false })}        - name: No Such Plugin\n          plugin: 999\n`,
+    );
+    for (let cycle = 0; cycle < 3; cycle += 1) {
+      const failed = await runBuiltCli(
+        ["watch", "--once", "--mode", "heal", "-f", file, "--keep-heal-journals", "2"],
+        { env: server.env, cwd: work.path, timeoutMs: 60_000 },
+      );
+      expect(failed.code, failed.stderr).toBe(1);
+      expect(`${failed.stdout}${failed.stderr}`).toContain("No Such Plugin");
+      expect(`${failed.stdout}${failed.stderr}`).not.toMatch(/-heal\.jsonl/);
+    }
     const left = (await readdir(join(work.path, ".pcsync", "journal"))).filter((name) =>
       name.endsWith(".jsonl"),
     );
@@ -408,5 +424,53 @@ describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
       message: expect.stringContaining("team-a"),
     });
     expect(events.find((event) => event.event === "healed")).toMatchObject({ project: "2" });
+  });
+});
+
+describe("a watcher whose server is named only by the manifest (server.base_url)", () => {
+  it("shows the manifest's own problems when it does not load at the start, and does not follow the manifest to another server", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const other = await openServer(onTestFinished, "seed");
+    const work = await temporaryDirectory();
+    onTestFinished(() => work.remove());
+    const file = join(work.path, "pcsync.yaml");
+    const named = (url: string, enabled = "enabled") =>
+      geoIp()
+        .replace("version: 1\n", `version: 1\nserver:\n  base_url: ${url}\n`)
+        .replace("enabled:", `${enabled}:`);
+    const env = { PCSYNC_API_KEY: API_KEY, PCSYNC_BASE_URL: undefined };
+
+    // A typo beside server.base_url: the typo is what is said, not "no server given".
+    await writeSettled(file, named(server.emulator.url, "enabld"));
+    const invalid = await runBuiltCli(["watch", "--once", "-f", file], { env, cwd: work.path });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/pcsync\.yaml:\d+:\d+: unknown key "enabld"/);
+    expect(invalid.stderr).not.toContain("no server given");
+
+    // Started against the first server; the manifest then names the second: nothing is read
+    // from either until it names the first again.
+    await writeSettled(file, named(server.emulator.url));
+    const watcher = await startWatcher(["-f", file, "--interval", "1s", "--manifest-settle", "0"], {
+      env,
+      cwd: work.path,
+    });
+    onTestFinished(() => {
+      watcher.signal("SIGKILL");
+    });
+    await watcher.cycles(1);
+    await writeSettled(file, named(other.emulator.url));
+    await waitFor(() => watcher.soFar().stdout.includes("server.base_url is now"), "the refusal", 30_000);
+    const before = other.emulator.requestLog.length;
+    const cycles = (await watcher.cycles(1)).length;
+    await watcher.cycles(cycles + 1);
+    expect(watcher.soFar().stdout).toContain(
+      `the manifest's server.base_url is now "${other.emulator.url}", but this watcher connected to "${server.emulator.url}" when it started: nothing is read or healed until it is restarted`,
+    );
+    expect(other.emulator.requestLog.length).toBe(before);
+    expect(before).toBe(0);
+    watcher.signal("SIGTERM");
+    expect((await watcher.done).code).toBe(0);
   });
 });
