@@ -504,6 +504,7 @@ export function connectForeignEndpoint(options: {
     baseDelayMs: backoffMs,
     maxDelayMs: maxBackoffMs,
     maxRetryAfterMs: maxBackoffMs,
+    holdsLongThrottle: false,
   };
   return createEndpointStack({ ...connection, retry });
 }

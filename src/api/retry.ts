@@ -15,6 +15,12 @@ export interface RetryOptions {
   maxDelayMs: number;
   /** A 429 asking to wait longer than this fails at once instead of sleeping through it. */
   maxRetryAfterMs: number;
+  /**
+   * Such a 429 also holds back every later request until the wait ends (the service's hourly limit
+   * is the key's: a request sent then only counts against it). Not for an endpoint of the user's (a
+   * webhook receiver): there it ends the one request, and the next is sent when it comes.
+   */
+  holdsLongThrottle?: boolean;
 }
 
 // Eight retries: under the fault rates the README guarantees (15% 503, 5% writes committed but
@@ -229,7 +235,8 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       // still refuses). A wait within the cap holds every request until then, not just this one.
       const withinCap = waitMs <= maxRetryAfterMs;
       if (withinCap) limiter.noteThrottled(waitMs);
-      else stats.throttledUntil = Math.max(stats.throttledUntil ?? 0, context.now() + waitMs);
+      else if (options.holdsLongThrottle !== false)
+        stats.throttledUntil = Math.max(stats.throttledUntil ?? 0, context.now() + waitMs);
       if (throttleRetries < retries && withinCap) {
         throttleRetries += 1;
         stats.retries += 1;

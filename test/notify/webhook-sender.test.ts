@@ -64,6 +64,27 @@ function sender(urls: URL[], warnings: string[], options: Partial<WebhookOptions
 }
 
 describe.concurrent("WebhookSender", () => {
+  it("ends only the delivery a receiver's long Retry-After refuses: the next event is sent, and no word blames the API key", async ({
+    onTestFinished,
+  }) => {
+    const receiver = await openReceiver(onTestFinished, (_request, response) =>
+      response.writeHead(429, { "retry-after": "120" }).end(),
+    );
+    const warnings: string[] = [];
+    const webhooks = sender([receiver.url], warnings);
+    webhooks.send(event("drift_opened"));
+    webhooks.send(event("drift_resolved"));
+    expect(await webhooks.close(5_000)).toBe(true);
+    // One attempt each: a wait beyond the cap is not slept through, nor does it hold the next event.
+    expect(receiver.attempts).toHaveLength(2);
+    expect(webhooks.stats).toEqual({ delivered: 0, failed: 2, dropped: 0 });
+    expect(warnings).toHaveLength(2);
+    for (const warning of warnings) {
+      expect(warning).toContain("429");
+      expect(warning).not.toMatch(/API key|rate limit|the service/);
+    }
+  });
+
   it("retries a receiver answering 500, with the same delivery id, until it takes the event", async ({
     onTestFinished,
   }) => {
