@@ -12009,7 +12009,7 @@ async function sendWithRetry(context, request) {
 			const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
 			const withinCap = waitMs <= maxRetryAfterMs;
 			if (withinCap) limiter.noteThrottled(waitMs);
-			else stats.throttledUntil = Math.max(stats.throttledUntil ?? 0, context.now() + waitMs);
+			else if (options.holdsLongThrottle !== false) stats.throttledUntil = Math.max(stats.throttledUntil ?? 0, context.now() + waitMs);
 			if (throttleRetries < retries && withinCap) {
 				throttleRetries += 1;
 				stats.retries += 1;
@@ -12600,7 +12600,8 @@ function connectForeignEndpoint(options) {
 		retries: attempts - 1,
 		baseDelayMs: backoffMs,
 		maxDelayMs: maxBackoffMs,
-		maxRetryAfterMs: maxBackoffMs
+		maxRetryAfterMs: maxBackoffMs,
+		holdsLongThrottle: false
 	};
 	return createEndpointStack({
 		...connection,

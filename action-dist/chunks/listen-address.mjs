@@ -2,7 +2,7 @@
 import { p as MARKERS } from "./common-service.mjs";
 import { k as plural, w as quoteServerText, x as neutraliseJson } from "./common-program.mjs";
 import { a as regularFilesIn, i as readTail, n as lockPathOf, t as JournalLock } from "./journal-lock.mjs";
-import { t as DEFAULT_JOURNAL_DIR } from "./journal-format.mjs";
+import { c as readJournal, t as DEFAULT_JOURNAL_DIR } from "./journal-format.mjs";
 import { join, resolve } from "node:path";
 import { rm, stat } from "node:fs/promises";
 // dist/src/journal/prune-heal-journals.js
@@ -19,6 +19,33 @@ async function hasEnded(path) {
 }
 async function exists(path) {
 	return stat(path).then(() => true, () => false);
+}
+/**
+* Removes the journal of a heal that changed nothing: ended, and every write it announced answered
+* as failed or never sent, which a rollback passes over (replay-journal.ts). Kept, such journals
+* of a heal that fails every cycle would push the journal of the last heal that did write out of
+* the newest `keep`, and with it the only undo. Returns whether it was removed; a journal that
+* cannot be read, or one that a run holds, stays.
+*/
+async function removeIfHealWroteNothing(path, cwd) {
+	let lock;
+	try {
+		lock = await JournalLock.acquire(path, {
+			cwd,
+			command: "prune heal journals"
+		});
+		const journal = await readJournal(path, cwd);
+		if (!(journal.ended && journal.unanswered.length === 0 && journal.intents.every((intent) => {
+			const status = journal.outcomes.get(intent.seq)?.status;
+			return status === "failed" || status === "not_sent";
+		}))) return false;
+		await rm(resolve(cwd, path));
+		return true;
+	} catch {
+		return false;
+	} finally {
+		await lock?.release().catch(() => void 0);
+	}
 }
 /**
 * Removes the ended, unlocked heal journals in the default journal directory under `cwd` beyond
@@ -167,4 +194,4 @@ function parseListen(value) {
 function formatAddress(address) {
 	return address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
 }
-export { formatCycleLine as a, driftCount as i, parseListen as n, totalsOf as o, LOG_FORMATS as r, pruneHealJournals as s, formatAddress as t };
+export { formatCycleLine as a, removeIfHealWroteNothing as c, driftCount as i, parseListen as n, totalsOf as o, LOG_FORMATS as r, pruneHealJournals as s, formatAddress as t };

@@ -3,7 +3,7 @@ import { c as PcsyncError, l as SIGNAL_EXIT_CODES, p as SecretRegistry } from ".
 import { n as metricsFileWriter } from "./metrics-file.mjs";
 import { D as isInputError, E as InputError, k as plural } from "./common-program.mjs";
 import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerprint, b as readManifestSources, ft as familyKey, gt as appendAll, h as runInputs, ht as ofFamily, m as printDiagnostics, u as loadManifest, x as readVarFiles, z as formatDiagnostic } from "./common-manifest.mjs";
-import { a as formatCycleLine, i as driftCount, o as totalsOf, s as pruneHealJournals, t as formatAddress } from "./listen-address.mjs";
+import { a as formatCycleLine, c as removeIfHealWroteNothing, i as driftCount, o as totalsOf, s as pruneHealJournals, t as formatAddress } from "./listen-address.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { n as selectFamilies, t as require_prom_client } from "./prom-client.mjs";
 import { D as narrowDesiredState, O as planManifest, R as describeGuard, yt as setLongTimeout, zt as summarizePlan } from "./common-service.mjs";
@@ -62,10 +62,10 @@ async function healPlan(client, plan, current, modes, options) {
 		},
 		onNote: options.onNote
 	}) : void 0;
-	if (healed?.journal !== void 0) await pruneHealJournals(options.journal.cwd, options.journal.keep);
+	const journal = healed?.journal === void 0 || await removeIfHealWroteNothing(healed.journal, options.journal.cwd) ? void 0 : healed.journal;
+	if (journal !== void 0) await pruneHealJournals(options.journal.cwd, options.journal.keep);
 	const report = healed?.report;
 	const done = groupBy((report?.outcomes ?? []).filter((outcome) => outcome.status === "done"), byFamily);
-	const journal = healed?.journal;
 	const findings = plan.families.map((report) => {
 		const key = byFamily(report);
 		const finding = findingOf(plan, report.project, report.family);
@@ -568,6 +568,8 @@ var CycleRunner = class {
 			if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
 			this.#printedDiagnostics = printed;
 			if (result.errors.length > 0 || result.value === void 0) return endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false);
+			const { manifestServer } = this.#settings;
+			if (manifestServer !== void 0 && result.value.baseUrl !== manifestServer) return endedEarly("failed", [`the manifest's server.base_url is now ${JSON.stringify(result.value.baseUrl ?? null)}, but this watcher connected to ${JSON.stringify(manifestServer)} when it started: nothing is read or healed until it is restarted (or the manifest names that server again)`], true);
 			let narrowed;
 			try {
 				narrowed = narrowDesiredState(result.value, scope);
@@ -991,7 +993,7 @@ async function runWatch(settings, parts, io) {
 		secrets: io.secrets
 	});
 	const stop = new AbortController();
-	const client = await parts.createClient(stop.signal, metrics);
+	const { client, manifestServer } = await parts.createClient(stop.signal, metrics);
 	const recorder = new CycleRecorder(metrics);
 	const flags = settings.manifest;
 	const inputs = runInputs(flags, { manifests: true });
@@ -1007,6 +1009,7 @@ async function runWatch(settings, parts, io) {
 	const runner = new CycleRunner({
 		...settings,
 		client,
+		manifestServer,
 		inputs,
 		io,
 		signal: stop.signal,

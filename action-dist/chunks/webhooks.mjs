@@ -41,8 +41,20 @@ function describeSummary(event) {
 		"reorder"
 	].filter((action) => event.summary[action] > 0).map((action) => `${event.summary[action]} ${words[action]}`).join(", ");
 }
-/** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`). */
+/**
+* Text as Slack shows it and never acts on: Slack reads `<...>` as a control sequence (`<!channel>`
+* notifies everyone, `<https://host|label>` is a link under any label) and `&` as the start of an
+* entity, so a record's name or the service's text could ping a channel or plant a link. Slack asks
+* for exactly these three to be escaped. pcsync's own words use none of them.
+*/
+function escapeSlack(text) {
+	return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+/** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`), every part escaped. */
 function renderSlackText(event) {
+	return escapeSlack(slackLines(event));
+}
+function slackLines(event) {
 	const headline = EVENT_HEADLINES[event.event];
 	const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
 	const summary = describeSummary(event);

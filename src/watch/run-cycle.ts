@@ -44,6 +44,8 @@ export interface CycleSetup {
 /** The run's settings a cycle reads, and the parts run-watch.ts makes for it. */
 export type CycleSettings = CycleSetup & {
   client: ApiClient;
+  /** The manifest's server.base_url the client was made with, when that is where its URL came from. */
+  manifestServer?: string | undefined;
   /** The files the run reads (the manifests, var files, key file): heal's journals go elsewhere. */
   inputs: readonly RunInput[];
   io: RunIo;
@@ -88,6 +90,18 @@ export class CycleRunner {
       if (result.errors.length > 0 || result.value === undefined) {
         return endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false);
       }
+      // The client was made once, at the start, for the server the manifest named then: a version
+      // that names another is not planned against the old one (nor is the key sent to the new one
+      // unasked).
+      const { manifestServer } = this.#settings;
+      if (manifestServer !== undefined && result.value.baseUrl !== manifestServer)
+        return endedEarly(
+          "failed",
+          [
+            `the manifest's server.base_url is now ${JSON.stringify(result.value.baseUrl ?? null)}, but this watcher connected to ${JSON.stringify(manifestServer)} when it started: nothing is read or healed until it is restarted (or the manifest names that server again)`,
+          ],
+          true,
+        );
       let narrowed: DesiredState;
       try {
         narrowed = narrowDesiredState(result.value, scope);

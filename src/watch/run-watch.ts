@@ -41,8 +41,14 @@ export interface WatchSettings extends CycleSetup {
 }
 
 export interface WatchParts {
-  /** Makes the client, given the stop signal and the request counter of the metrics. */
-  createClient: (signal: AbortSignal, metrics: WatchMetrics) => Promise<ApiClient>;
+  /**
+   * Makes the client, given the stop signal and the request counter of the metrics; with the
+   * manifest's server.base_url when that is where the client's base URL came from.
+   */
+  createClient: (
+    signal: AbortSignal,
+    metrics: WatchMetrics,
+  ) => Promise<{ client: ApiClient; manifestServer?: string | undefined }>;
   webhooks: WebhookSender | undefined;
 }
 
@@ -56,7 +62,7 @@ const WEBHOOK_DRAIN_MS = 10_000;
 export async function runWatch(settings: WatchSettings, parts: WatchParts, io: RunIo): Promise<ExitCode> {
   const metrics = createWatchMetrics({ processMetrics: true, secrets: io.secrets });
   const stop = new AbortController();
-  const client = await parts.createClient(stop.signal, metrics);
+  const { client, manifestServer } = await parts.createClient(stop.signal, metrics);
   const recorder = new CycleRecorder(metrics);
   const flags = settings.manifest;
   const inputs = runInputs(flags, { manifests: true });
@@ -78,6 +84,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
   const runner = new CycleRunner({
     ...settings,
     client,
+    manifestServer,
     inputs,
     io,
     signal: stop.signal,

@@ -3,13 +3,14 @@
 
 import { type Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
+import { InputError } from "../../input-error.js";
 import { DEFAULT_KEPT_HEAL_JOURNALS } from "../../journal/prune-heal-journals.js";
 import type { DriftMode } from "../../manifest/types.js";
 import { checkMetricsFile } from "../../notify/metrics-file.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
 import { WEBHOOK_DEFAULTS } from "../../notify/webhook-sender.js";
 import { manifestServer } from "../../run/connect.js";
-import { loadManifest, type ManifestInput, runInputs } from "../../run/load-manifest.js";
+import { loadManifest, type ManifestInput, printDiagnostics, runInputs } from "../../run/load-manifest.js";
 import { createWebhookSender, type WebhookFlags } from "../../run/webhooks.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { parseListen } from "../../watch/listen-address.js";
@@ -220,12 +221,28 @@ Examples:
         webhooks,
         createClient: async (signal, metrics) => {
           // The base URL may come from the manifest: read it once here, as plan does.
-          const loaded = await loadManifest(flags, io).catch(() => undefined);
-          return createClientFromFlags(flags, io, {
-            fallback: manifestServer(loaded?.value),
+          const fromManifest = flags.baseUrl === undefined && (io.env.PCSYNC_BASE_URL ?? "") === "";
+          const loaded = await loadManifest(flags, io).catch((error: unknown) => {
+            if (fromManifest) throw error;
+            return undefined;
+          });
+          // Where only the manifest can name the server, one that does not load says why there is
+          // none (a typo beside server.base_url), not "no server given".
+          if (
+            fromManifest &&
+            loaded !== undefined &&
+            (loaded.errors.length > 0 || loaded.value === undefined)
+          ) {
+            printDiagnostics(loaded, io);
+            throw new InputError("manifest_invalid", { diagnostics: loaded.errors });
+          }
+          const fallback = manifestServer(loaded?.value);
+          const client = await createClientFromFlags(flags, io, {
+            fallback,
             signal,
             onAttempt: (method, status) => metrics.requests.inc({ method, status: String(status) }),
           });
+          return { client, manifestServer: fromManifest ? fallback.baseUrl : undefined };
         },
       },
       io,
