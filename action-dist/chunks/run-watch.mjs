@@ -128,6 +128,11 @@ function earlyDriftOf(part, desired, fallback) {
 	}
 	return counts;
 }
+// dist/src/watch/monotonic-clock.js
+/** Now, in milliseconds on the monotonic clock (comparable only with itself, within this process). */
+function monotonicNow() {
+	return performance.now();
+}
 /** The longest a flapping record is left alone before heal tries it again. */
 const MAX_FLAP_BACKOFF_MS = 36e5;
 /**
@@ -142,10 +147,13 @@ var FlapTracker = class {
 	#firstBackoffMs;
 	#now;
 	#records = /* @__PURE__ */ new Map();
-	/** @param firstBackoffMs how long a record is first left alone (the watcher gives two intervals) */
+	/**
+	* @param firstBackoffMs how long a record is first left alone (the watcher gives two intervals)
+	* @param now the monotonic clock (tests)
+	*/
 	constructor(options) {
 		this.#firstBackoffMs = Math.min(options.firstBackoffMs, MAX_FLAP_BACKOFF_MS);
-		this.#now = options.now ?? Date.now;
+		this.#now = options.now ?? monotonicNow;
 	}
 	/** Takes the changes of records still in their backoff out of the plan heal applies. */
 	hold(plan) {
@@ -477,10 +485,10 @@ var RolloutHold = class {
 	* started with, so a bake shortened in the file meanwhile must not shorten the wait.
 	*/
 	#bakeMs = 0;
-	/** `settleMs`: --rollout-settle; `now`: the clock (tests). */
+	/** `settleMs`: --rollout-settle; `now`: the monotonic clock (tests). */
 	constructor(options) {
 		this.#settleMs = options.settleMs;
-		this.#now = options.now ?? Date.now;
+		this.#now = options.now ?? monotonicNow;
 	}
 	/**
 	* The families in heal that heal must leave alone this cycle, as refusals: with `rollout:` in
@@ -673,7 +681,7 @@ var StableManifest = class {
 	constructor(reader, options) {
 		this.#reader = reader;
 		this.#options = options;
-		this.#now = options.now ?? Date.now;
+		this.#now = options.now ?? monotonicNow;
 	}
 	/** A change is waiting to become stable. */
 	get pending() {
@@ -767,9 +775,14 @@ var StableManifest = class {
 };
 // dist/src/watch/watch-loop.js
 var WatchLoop = class {
-	/** When the loop started, and when the last cycle ended (epoch ms; undefined before the first). */
+	/**
+	* When the loop started, when the last cycle ended (undefined before the first) and when the one
+	* running started (undefined between cycles), on the loop's monotonic clock: not epoch ms, so that
+	* a step of the wall clock neither stretches nor skips a wait, nor fails /healthz.
+	*/
 	startedAt;
 	lastCycleEndedAt;
+	cycleStartedAt;
 	cycles = 0;
 	running = false;
 	#options;
@@ -780,7 +793,7 @@ var WatchLoop = class {
 	constructor(options) {
 		this.#options = options;
 		this.#random = options.random ?? Math.random;
-		this.#now = options.now ?? Date.now;
+		this.#now = options.now ?? monotonicNow;
 		this.startedAt = this.#now();
 		options.stop.addEventListener("abort", () => this.#wake?.(), { once: true });
 	}
@@ -799,11 +812,13 @@ var WatchLoop = class {
 		while (!stop.aborted) {
 			const started = this.#now();
 			this.#triggered = false;
+			this.cycleStartedAt = started;
 			this.running = true;
 			try {
 				await cycle();
 			} finally {
 				this.running = false;
+				this.cycleStartedAt = void 0;
 				this.cycles += 1;
 				this.lastCycleEndedAt = this.#now();
 			}
@@ -922,8 +937,7 @@ async function renderMetrics(metrics) {
 // dist/src/watch/watch-server.js
 /** Healthy while a cycle has ended (or the loop started) within three intervals. */
 function isHealthy(state) {
-	const last = state.loop.lastCycleEndedAt ?? state.loop.startedAt;
-	return Date.now() - last <= 3 * state.intervalMs;
+	return (state.now ?? monotonicNow)() - (state.loop.lastCycleEndedAt ?? state.loop.startedAt) <= 3 * state.intervalMs;
 }
 const LISTEN_FAILURES = {
 	EADDRINUSE: "the address is in use (another pcsync watch?)",

@@ -8,6 +8,7 @@ import { type FamilyRef, familyKey } from "../families.js";
 import { summarizePlan } from "../plan/plan-file.js";
 import type { Plan, PlannedChange } from "../plan/types.js";
 import type { FamilyFinding } from "./cycle-log.js";
+import { monotonicNow } from "./monotonic-clock.js";
 
 /** Cycles in a row a record is healed in before it counts as flapping. */
 export const FLAP_CYCLES = 3;
@@ -45,10 +46,13 @@ export class FlapTracker {
   readonly #now: () => number;
   readonly #records = new Map<string, RecordMemory>();
 
-  /** @param firstBackoffMs how long a record is first left alone (the watcher gives two intervals) */
+  /**
+   * @param firstBackoffMs how long a record is first left alone (the watcher gives two intervals)
+   * @param now the monotonic clock (tests)
+   */
   constructor(options: { firstBackoffMs: number; now?: () => number }) {
     this.#firstBackoffMs = Math.min(options.firstBackoffMs, MAX_FLAP_BACKOFF_MS);
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? monotonicNow;
   }
 
   /** Takes the changes of records still in their backoff out of the plan heal applies. */

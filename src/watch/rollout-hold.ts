@@ -13,6 +13,7 @@ import { type DesiredState, type DriftMode, familyFingerprint, formatSource } fr
 import type { PlanDiagnostic } from "../plan/compute-plan.js";
 import type { Plan } from "../plan/types.js";
 import type { FamilyFinding } from "./cycle-log.js";
+import { monotonicNow } from "./monotonic-clock.js";
 
 /** How long beyond the rollout's bake a version must stay in sync before heal puts it back (--rollout-settle). */
 export const DEFAULT_ROLLOUT_SETTLE_MS = 15 * 60_000;
@@ -35,10 +36,10 @@ export class RolloutHold {
    */
   #bakeMs = 0;
 
-  /** `settleMs`: --rollout-settle; `now`: the clock (tests). */
+  /** `settleMs`: --rollout-settle; `now`: the monotonic clock (tests). */
   constructor(options: { settleMs: number; now?: () => number }) {
     this.#settleMs = options.settleMs;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? monotonicNow;
   }
 
   /**

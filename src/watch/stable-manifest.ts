@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { formatSeconds } from "../duration.js";
 import { type LoadResult, readManifestSources, readVarFiles } from "../manifest/index.js";
+import { monotonicNow } from "./monotonic-clock.js";
 
 /** Ten seconds: longer than any pause of a writer that is still writing, short beside an interval. */
 export const DEFAULT_MANIFEST_SETTLE_MS = 10_000;
@@ -27,6 +28,7 @@ export interface StableManifestOptions {
   once?: boolean;
   /** Says, once per stretch, that a changed manifest is not used yet, and when one is. */
   notice: (line: string) => void;
+  /** The monotonic clock (tests); `nextCheckAt()` answers on it, as the loop's clock must be. */
   now?: () => number;
 }
 
@@ -67,7 +69,7 @@ export class StableManifest {
   constructor(reader: ManifestReader, options: StableManifestOptions) {
     this.#reader = reader;
     this.#options = options;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? monotonicNow;
   }
 
   /** A change is waiting to become stable. */

@@ -4,6 +4,7 @@
 // does an early check between cycles that says so (a changed manifest that is now stable).
 
 import { setLongTimeout } from "../abortable-sleep.js";
+import { monotonicNow } from "./monotonic-clock.js";
 
 export interface LoopOptions {
   intervalMs: number;
@@ -16,18 +17,26 @@ export interface LoopOptions {
   /** Once aborted, no new cycle starts; the one running finishes. */
   stop: AbortSignal;
   random?: () => number;
+  /** The monotonic clock (tests); every time the loop keeps or `early.nextAt()` gives is on it. */
   now?: () => number;
-  /** Between cycles: when to check (undefined: no need), and the check; true starts a cycle now. */
+  /** Between cycles: when to check (undefined: no need, else a time on `now`'s clock), and the check; true starts a cycle now. */
   early?: { nextAt(): number | undefined; check(): Promise<boolean> };
 }
 
 /** What the endpoints read of the loop. */
-export type LoopState = Readonly<Pick<WatchLoop, "startedAt" | "lastCycleEndedAt" | "cycles" | "running">>;
+export type LoopState = Readonly<
+  Pick<WatchLoop, "startedAt" | "lastCycleEndedAt" | "cycleStartedAt" | "cycles" | "running">
+>;
 
 export class WatchLoop {
-  /** When the loop started, and when the last cycle ended (epoch ms; undefined before the first). */
+  /**
+   * When the loop started, when the last cycle ended (undefined before the first) and when the one
+   * running started (undefined between cycles), on the loop's monotonic clock: not epoch ms, so that
+   * a step of the wall clock neither stretches nor skips a wait, nor fails /healthz.
+   */
   readonly startedAt: number;
   lastCycleEndedAt: number | undefined;
+  cycleStartedAt: number | undefined;
   cycles = 0;
   running = false;
   readonly #options: LoopOptions;
@@ -39,7 +48,7 @@ export class WatchLoop {
   constructor(options: LoopOptions) {
     this.#options = options;
     this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? monotonicNow;
     this.startedAt = this.#now();
     options.stop.addEventListener("abort", () => this.#wake?.(), { once: true });
   }
@@ -61,11 +70,13 @@ export class WatchLoop {
     while (!stop.aborted) {
       const started = this.#now();
       this.#triggered = false;
+      this.cycleStartedAt = started;
       this.running = true;
       try {
         await cycle();
       } finally {
         this.running = false;
+        this.cycleStartedAt = undefined;
         this.cycles += 1;
         this.lastCycleEndedAt = this.#now();
       }

@@ -5,12 +5,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { InputError } from "../input-error.js";
 import { formatAddress, type ListenAddress } from "./listen-address.js";
+import { monotonicNow } from "./monotonic-clock.js";
 import type { LoopState } from "./watch-loop.js";
 import { renderMetrics, type WatchMetrics } from "./watch-metrics.js";
 
 export interface HealthState {
   loop: LoopState;
   intervalMs: number;
+  /** The loop's monotonic clock (tests): the loop's times are on it. */
+  now?: () => number;
   /** A cycle has completed with a valid manifest. */
   ready: () => boolean;
   /** Why it is not ready, for the 503's body. */
@@ -19,8 +22,9 @@ export interface HealthState {
 
 /** Healthy while a cycle has ended (or the loop started) within three intervals. */
 function isHealthy(state: HealthState): boolean {
+  const now = (state.now ?? monotonicNow)();
   const last = state.loop.lastCycleEndedAt ?? state.loop.startedAt;
-  return Date.now() - last <= 3 * state.intervalMs;
+  return now - last <= 3 * state.intervalMs;
 }
 
 const LISTEN_FAILURES: Readonly<Record<string, string>> = {

@@ -76,7 +76,13 @@ describe("/readyz after a cycle that met an internal error", () => {
       { host: "127.0.0.1", port: 0 },
       createWatchMetrics({ processMetrics: false }),
       {
-        loop: { startedAt: Date.now(), lastCycleEndedAt: undefined, cycles: 0, running: false },
+        loop: {
+          startedAt: performance.now(),
+          lastCycleEndedAt: undefined,
+          cycleStartedAt: undefined,
+          cycles: 0,
+          running: false,
+        },
         intervalMs: 60_000,
         ready: () => recorder.ready,
         notReadyReason: () => recorder.notReadyReason,

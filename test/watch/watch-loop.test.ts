@@ -92,7 +92,7 @@ describe("WatchLoop's early checks", () => {
         nextAt: () => dueAt,
         check: async () => {
           checks += 1;
-          dueAt = Date.now() + 10;
+          dueAt = performance.now() + 10;
           // The third check says a cycle is due; after it, nothing asks for a check.
           if (checks < 3) return false;
           dueAt = undefined;
@@ -100,8 +100,8 @@ describe("WatchLoop's early checks", () => {
         },
       },
       cycle: async () => {
-        starts.push(Date.now());
-        if (starts.length === 1) dueAt = Date.now() + 10;
+        starts.push(performance.now());
+        if (starts.length === 1) dueAt = performance.now() + 10;
         if (starts.length === 2) stop.abort();
       },
     });
