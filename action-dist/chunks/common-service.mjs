@@ -12437,6 +12437,18 @@ var ApiClient = class {
 	ahead(task) {
 		return this.#ahead.run(true, task);
 	}
+	/**
+	* The longest one request can take before it ends, answered or failed, against a service that
+	* hangs or throttles: every attempt (the first, each fault retry, each 429 retry: two budgets of
+	* `retries`) held to its connect, headers and whole-body timeouts, each fault retry after the
+	* longest backoff and each 429 retry after the longest wait the client sleeps through. What
+	* `watch`'s /healthz allows a cycle in progress beyond its intervals.
+	*/
+	get longestRequestMs() {
+		const { retries, maxDelayMs, maxRetryAfterMs } = this.retryOptions;
+		const attemptMs = 2 * this.requestTimeoutMs + this.#bounds.bodyTimeoutMs;
+		return (1 + 2 * retries) * attemptMs + retries * (maxDelayMs + maxRetryAfterMs);
+	}
 	/** The client's clock (injectable for tests). */
 	now() {
 		return this.#retry.now();

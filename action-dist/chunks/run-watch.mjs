@@ -935,9 +935,21 @@ async function renderMetrics(metrics) {
 	return metrics.secrets.redact(text).text;
 }
 // dist/src/watch/watch-server.js
-/** Healthy while a cycle has ended (or the loop started) within three intervals. */
-function isHealthy(state) {
-	return (state.now ?? monotonicNow)() - (state.loop.lastCycleEndedAt ?? state.loop.startedAt) <= 3 * state.intervalMs;
+/**
+* Why the loop is stuck, or undefined while it is healthy: a cycle has ended (or the loop started)
+* within three intervals, or the cycle in progress started within three intervals and the time its
+* requests can take. A service that hangs holds a cycle for every attempt's timeout and retries
+* (283 s at --interval 1m); that is a failed cycle to come, not a watcher to restart, which would
+* forget what heal has learnt. Only a cycle running beyond anything its requests explain is stuck.
+*/
+function stuckReason(state) {
+	const now = (state.now ?? monotonicNow)();
+	const { loop, intervalMs } = state;
+	if (now - (loop.lastCycleEndedAt ?? loop.startedAt) <= 3 * intervalMs) return void 0;
+	if (!loop.running || loop.cycleStartedAt === void 0) return "no cycle has completed within three intervals";
+	const runningMs = now - loop.cycleStartedAt;
+	if (runningMs <= 3 * intervalMs + state.requestBoundMs) return void 0;
+	return `the cycle in progress started ${formatSeconds(runningMs)} ago, longer than three intervals and the ${formatSeconds(state.requestBoundMs)} one request may take with its retries`;
 }
 const LISTEN_FAILURES = {
 	EADDRINUSE: "the address is in use (another pcsync watch?)",
@@ -970,8 +982,8 @@ async function startWatchServer(address, metrics, health) {
 		};
 		if (path === "/metrics") renderMetrics(metrics).then((text) => send(200, metrics.registry.contentType, text), (error) => send(500, "text/plain", `cannot render the metrics: ${String(error)}\n`));
 		else if (path === "/healthz") {
-			const healthy = isHealthy(health);
-			send(healthy ? 200 : 503, "text/plain", healthy ? "ok\n" : "no cycle has completed within three intervals\n");
+			const stuck = stuckReason(health);
+			send(stuck === void 0 ? 200 : 503, "text/plain", stuck === void 0 ? "ok\n" : `${stuck}\n`);
 		} else if (path === "/readyz") {
 			const ready = health.ready();
 			send(ready ? 200 : 503, "text/plain", ready ? "ready\n" : `${health.notReadyReason()}\n`);
@@ -1072,6 +1084,7 @@ async function runWatch(settings, parts, io) {
 			server = await startWatchServer(settings.listen, metrics, {
 				loop,
 				intervalMs: settings.intervalMs,
+				requestBoundMs: client.longestRequestMs,
 				ready: () => recorder.ready,
 				notReadyReason: () => recorder.notReadyReason
 			});

@@ -133,6 +133,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
       server = await startWatchServer(settings.listen, metrics, {
         loop,
         intervalMs: settings.intervalMs,
+        requestBoundMs: client.longestRequestMs,
         ready: () => recorder.ready,
         notReadyReason: () => recorder.notReadyReason,
       });

@@ -3,6 +3,7 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { formatSeconds } from "../duration.js";
 import { InputError } from "../input-error.js";
 import { formatAddress, type ListenAddress } from "./listen-address.js";
 import { monotonicNow } from "./monotonic-clock.js";
@@ -12,6 +13,11 @@ import { renderMetrics, type WatchMetrics } from "./watch-metrics.js";
 export interface HealthState {
   loop: LoopState;
   intervalMs: number;
+  /**
+   * The longest the requests of a cycle in progress may hold it beyond three intervals: one
+   * request's every attempt timing out, with its retries (the client's `longestRequestMs`).
+   */
+  requestBoundMs: number;
   /** The loop's monotonic clock (tests): the loop's times are on it. */
   now?: () => number;
   /** A cycle has completed with a valid manifest. */
@@ -20,11 +26,24 @@ export interface HealthState {
   notReadyReason: () => string;
 }
 
-/** Healthy while a cycle has ended (or the loop started) within three intervals. */
-function isHealthy(state: HealthState): boolean {
+/**
+ * Why the loop is stuck, or undefined while it is healthy: a cycle has ended (or the loop started)
+ * within three intervals, or the cycle in progress started within three intervals and the time its
+ * requests can take. A service that hangs holds a cycle for every attempt's timeout and retries
+ * (283 s at --interval 1m); that is a failed cycle to come, not a watcher to restart, which would
+ * forget what heal has learnt. Only a cycle running beyond anything its requests explain is stuck.
+ */
+function stuckReason(state: HealthState): string | undefined {
   const now = (state.now ?? monotonicNow)();
-  const last = state.loop.lastCycleEndedAt ?? state.loop.startedAt;
-  return now - last <= 3 * state.intervalMs;
+  const { loop, intervalMs } = state;
+  const last = loop.lastCycleEndedAt ?? loop.startedAt;
+  if (now - last <= 3 * intervalMs) return undefined;
+  if (!loop.running || loop.cycleStartedAt === undefined) {
+    return "no cycle has completed within three intervals";
+  }
+  const runningMs = now - loop.cycleStartedAt;
+  if (runningMs <= 3 * intervalMs + state.requestBoundMs) return undefined;
+  return `the cycle in progress started ${formatSeconds(runningMs)} ago, longer than three intervals and the ${formatSeconds(state.requestBoundMs)} one request may take with its retries`;
 }
 
 const LISTEN_FAILURES: Readonly<Record<string, string>> = {
@@ -67,12 +86,8 @@ export async function startWatchServer(
         (error: unknown) => send(500, "text/plain", `cannot render the metrics: ${String(error)}\n`),
       );
     } else if (path === "/healthz") {
-      const healthy = isHealthy(health);
-      send(
-        healthy ? 200 : 503,
-        "text/plain",
-        healthy ? "ok\n" : "no cycle has completed within three intervals\n",
-      );
+      const stuck = stuckReason(health);
+      send(stuck === undefined ? 200 : 503, "text/plain", stuck === undefined ? "ok\n" : `${stuck}\n`);
     } else if (path === "/readyz") {
       const ready = health.ready();
       send(ready ? 200 : 503, "text/plain", ready ? "ready\n" : `${health.notReadyReason()}\n`);

@@ -84,6 +84,7 @@ describe("/readyz after a cycle that met an internal error", () => {
           running: false,
         },
         intervalMs: 60_000,
+        requestBoundMs: client.longestRequestMs,
         ready: () => recorder.ready,
         notReadyReason: () => recorder.notReadyReason,
       },

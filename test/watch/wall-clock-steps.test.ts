@@ -174,7 +174,7 @@ describe("a step of the wall clock", () => {
     const server = await startWatchServer(
       { host: "127.0.0.1", port: 0 },
       createWatchMetrics({ processMetrics: false }),
-      { loop, intervalMs: MINUTE, ready: () => true, notReadyReason: () => "" },
+      { loop, intervalMs: MINUTE, requestBoundMs: 0, ready: () => true, notReadyReason: () => "" },
     );
     onTestFinished(() => server.close());
     // A VM resumed after an hour's pause, or an NTP step: the loop has not missed three intervals.
