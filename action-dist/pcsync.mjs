@@ -3,7 +3,7 @@
 import { a as holdEarlySignals } from "./chunks/early-signals.mjs";
 import { setFlagsFromString } from "node:v8";
 // dist/src/cli/main.js
-holdEarlySignals();
+holdEarlySignals({ argv: process.argv.slice(2) });
 setFlagsFromString("--liftoff-only");
 await import("./chunks/run-binary.mjs");
 export {};

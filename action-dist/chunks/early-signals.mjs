@@ -343,6 +343,38 @@ function holdEarlySignals(options = {}) {
 		exit(SIGNAL_EXIT_CODES[name]);
 	};
 	releaseHeld = listenForStopSignals(source, onSignal);
+	if (options.argv !== void 0 && commandNamedBy(options.argv) === "watch") holdHangUps(source);
+}
+/**
+* The command a run of the binary names, read as runCli reads it: the first argument once the
+* program's --no-color (taken anywhere before `--`) is set aside.
+*/
+function commandNamedBy(argv) {
+	const end = argv.indexOf("--");
+	return argv.find((arg, index) => !(arg === "--no-color" && (end === -1 || index < end)));
+}
+let hangUpWaiting = false;
+let hangUpsTaken = false;
+/**
+* watch reads its manifest again on SIGHUP, and a reload (systemctl reload) may come at any moment,
+* also while its modules load or its client and server start, or while it drains its webhooks at
+* the stop: none of those may end it. The hold stays until the process exits; before watch listens
+* itself, a SIGHUP is remembered for it (takeEarlyHangUp), after that the hold only keeps it alive.
+*/
+function holdHangUps(source) {
+	source.on("SIGHUP", () => {
+		if (!hangUpsTaken) hangUpWaiting = true;
+	});
+}
+/**
+* Called by watch once it listens for SIGHUP: whether one came before (always false without the
+* binary's hold). Later ones are watch's own.
+*/
+function takeEarlyHangUp() {
+	hangUpsTaken = true;
+	const waiting = hangUpWaiting;
+	hangUpWaiting = false;
+	return waiting;
 }
 /** Calls `onSignal` on SIGINT and SIGTERM from `source`; the function returned stops listening. */
 function listenForStopSignals(source, onSignal) {
@@ -391,4 +423,4 @@ function holdAfterCommand() {
 }
 /** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */
 const COMMANDS_HANDLING_SIGNALS = /* @__PURE__ */ new Set(["apply", "rollback"]);
-export { holdEarlySignals as a, PcsyncError as c, describeError as d, REDACTED as f, registryOf as g, redactDeep as h, holdAfterCommand as i, SIGNAL_EXIT_CODES as l, locateSecrets as m, abortOnStopSignal as n, listenForStopSignals as o, SecretRegistry as p, describeStopBeforeChanges as r, releaseEarlySignals as s, COMMANDS_HANDLING_SIGNALS as t, describeCode as u };
+export { registryOf as _, holdEarlySignals as a, takeEarlyHangUp as c, describeCode as d, describeError as f, redactDeep as g, locateSecrets as h, holdAfterCommand as i, PcsyncError as l, SecretRegistry as m, abortOnStopSignal as n, listenForStopSignals as o, REDACTED as p, describeStopBeforeChanges as r, releaseEarlySignals as s, COMMANDS_HANDLING_SIGNALS as t, SIGNAL_EXIT_CODES as u };

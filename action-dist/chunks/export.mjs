@@ -2,7 +2,7 @@
 import { C as neutraliseYaml, E as InputError, b as neutraliseInline, k as plural, n as newCommand, y as needsYamlEscapes } from "./common-program.mjs";
 import { A as isMap, D as Scalar, E as Document, F as groupBy, M as isSeq, N as parseDocument, O as YAMLSeq, P as visit, S as resolveTextWith, T as compareText, a as collect, at as trimAsService, c as outOption, et as unmanifestableName, f as loadVariablesOrThrow, ft as familyKey, h as runInputs, i as addVariableOptions, j as isScalar, k as init_yaml, o as familyOption, r as addOptionAlias, ut as FAMILY_NAMES } from "./common-manifest.mjs";
 import { K as resolveOutputTarget, Kt as idsOfOtherFamilies, M as TIE_EFFECT, N as groupTiedOrders, Nt as pluginDefaults, Q as readCurrentState, W as writeFileSafely, Xt as listsToRead, Y as outputUnwritable, b as concurrencyOf, it as descriptionText, l as refuseSecretIn, pt as listProjects, rt as descriptionOwner, v as addConnectionOptions, x as createClientFromFlags } from "./common-service.mjs";
-import { m as locateSecrets } from "./early-signals.mjs";
+import { h as locateSecrets } from "./early-signals.mjs";
 import { a as requireFlag } from "./target-options.mjs";
 import { readFile } from "node:fs/promises";
 // dist/src/export/manifest-target.js

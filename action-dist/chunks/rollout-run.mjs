@@ -10,7 +10,7 @@ import { n as metricsFileWriter } from "./metrics-file.mjs";
 import { n as selectFamilies, t as require_prom_client } from "./prom-client.mjs";
 import { t as rollBackJournal } from "./rollback-journal.mjs";
 import { a as unfinishedRollout, c as ROLLOUT_RUN_LOCK_HELD, d as rolloutRunLock, l as RolloutJournal, n as rolloutNotice, o as unfinishedRolloutNotice, r as rolloutToFinish, s as ROLLOUT_JOURNAL_DIR, t as keptSettings, u as rolloutDigest } from "./last-rollout.mjs";
-import { d as describeError } from "./early-signals.mjs";
+import { f as describeError } from "./early-signals.mjs";
 import { t as createWebhookSender } from "./webhooks.mjs";
 import { t as applyJournaled } from "./journal-run.mjs";
 import { dirname, join, resolve } from "node:path";

@@ -5,6 +5,7 @@ import { n as parseListen, r as LOG_FORMATS } from "./listen-address.mjs";
 import { t as checkMetricsFile } from "./metrics-file.mjs";
 import { n as WEBHOOK_DEFAULTS, r as WEBHOOK_FORMATS, t as createWebhookSender } from "./webhooks.mjs";
 import { S as createRuleOf, T as manifestServer, a as scopeOf, i as planSettingsOf, n as addScopeOptions, v as addConnectionOptions, w as parseSecondsFlag, x as createClientFromFlags, y as addSettleTimeoutOption } from "./common-service.mjs";
+import { c as takeEarlyHangUp } from "./early-signals.mjs";
 // dist/src/cli/commands/watch.js
 /** Shorter intervals would hammer the service; tests and demos use seconds. */
 const MIN_INTERVAL_MS = 100;
@@ -26,7 +27,8 @@ Heal mode is the approval: like Argo CD's automated sync, a family in heal is ap
 question, with every safety guard apply has (a guard that refuses writes nothing to that family).
 
 Signals: SIGTERM or SIGINT finish the writes in flight, print a summary and exit 0 (twice: exit at
-once). SIGHUP reads the manifest again and starts a cycle now.
+once). SIGHUP reads the manifest again and starts a cycle now; it never ends the watcher (one while
+it starts is answered by the first cycle, one while it stops is ignored).
 
 A changed manifest is used once its content has stayed the same for --manifest-settle (until then
 cycles plan with the last settled version): update it by renaming a new file into place. A record
@@ -85,6 +87,7 @@ Examples:
 			createRule: () => createRuleOf(flags)
 		}, {
 			webhooks,
+			earlyHangUp: takeEarlyHangUp,
 			createClient: async (signal, metrics) => {
 				const fromManifest = flags.baseUrl === void 0 && (io.env.PCSYNC_BASE_URL ?? "") === "";
 				const loaded = await loadManifest(flags, io).catch((error) => {

@@ -6,6 +6,9 @@
 // other command lets go as its action starts (watch and serve install their own handling there),
 // so a signal during another command's requests (a job's POST) is never reported as having
 // changed nothing.
+// SIGHUP, which Node's default also makes fatal, is a reload for `watch` (systemd's ExecReload): a
+// run of watch holds it too, from the first module to the exit (holdHangUps); other commands leave
+// it as it is, so a terminal that hangs up still ends them.
 
 import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
 
@@ -20,6 +23,8 @@ export interface EarlySignalOptions {
   exit?: ((code: number) => void) | undefined;
   /** Where the signals come from (injectable for tests). */
   source?: Pick<NodeJS.EventEmitter, "on" | "off"> | undefined;
+  /** The binary's arguments: a run of watch holds SIGHUP as well. */
+  argv?: readonly string[] | undefined;
 }
 
 let releaseHeld: (() => void) | undefined;
@@ -39,6 +44,42 @@ export function holdEarlySignals(options: EarlySignalOptions = {}): void {
     exit(SIGNAL_EXIT_CODES[name]);
   };
   releaseHeld = listenForStopSignals(source, onSignal);
+  if (options.argv !== undefined && commandNamedBy(options.argv) === "watch") holdHangUps(source);
+}
+
+/**
+ * The command a run of the binary names, read as runCli reads it: the first argument once the
+ * program's --no-color (taken anywhere before `--`) is set aside.
+ */
+function commandNamedBy(argv: readonly string[]): string | undefined {
+  const end = argv.indexOf("--");
+  return argv.find((arg, index) => !(arg === "--no-color" && (end === -1 || index < end)));
+}
+
+let hangUpWaiting = false;
+let hangUpsTaken = false;
+
+/**
+ * watch reads its manifest again on SIGHUP, and a reload (systemctl reload) may come at any moment,
+ * also while its modules load or its client and server start, or while it drains its webhooks at
+ * the stop: none of those may end it. The hold stays until the process exits; before watch listens
+ * itself, a SIGHUP is remembered for it (takeEarlyHangUp), after that the hold only keeps it alive.
+ */
+function holdHangUps(source: Pick<NodeJS.EventEmitter, "on">): void {
+  source.on("SIGHUP", () => {
+    if (!hangUpsTaken) hangUpWaiting = true;
+  });
+}
+
+/**
+ * Called by watch once it listens for SIGHUP: whether one came before (always false without the
+ * binary's hold). Later ones are watch's own.
+ */
+export function takeEarlyHangUp(): boolean {
+  hangUpsTaken = true;
+  const waiting = hangUpWaiting;
+  hangUpWaiting = false;
+  return waiting;
 }
 
 /** Calls `onSignal` on SIGINT and SIGTERM from `source`; the function returned stops listening. */

@@ -2,12 +2,12 @@
 
 // Entry point of the `pcsync` binary. Ctrl-C or SIGTERM is held first, before the modules of the
 // run load (early-signals.ts), so that a signal while pcsync starts still ends it with a true
-// line; then the run itself (run-binary.ts).
+// line (and, for watch, SIGHUP, which must never end it); then the run itself (run-binary.ts).
 
 import { setFlagsFromString } from "node:v8";
 import { holdEarlySignals } from "./early-signals.js";
 
-holdEarlySignals();
+holdEarlySignals({ argv: process.argv.slice(2) });
 
 // undici parses HTTP with llhttp built to WebAssembly, which V8 also compiles with its optimising
 // tier at the first request: about 300 ms of CPU, more than the rest of a `pcsync plan` of a few

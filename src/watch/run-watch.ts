@@ -50,6 +50,11 @@ export interface WatchParts {
     metrics: WatchMetrics,
   ) => Promise<{ client: ApiClient; manifestServer?: string | undefined }>;
   webhooks: WebhookSender | undefined;
+  /**
+   * Whether a SIGHUP came before the watcher listened for it (the binary holds SIGHUP for watch
+   * from its start); asked once, as the watcher starts to listen.
+   */
+  earlyHangUp?: () => boolean;
 }
 
 /** How long a stop waits for webhook deliveries still queued. */
@@ -139,14 +144,15 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
       });
       io.stderr.write(`pcsync watch: serving /metrics, /healthz and /readyz on ${server.url}\n`);
     }
-    signals = handleSignals(io, stop, loop);
+    signals = handleSignals(io, stop, loop, parts.earlyHangUp);
     await loop.run();
   } finally {
-    signals?.dispose();
+    signals?.stopListening();
     await server?.close();
     const drained = (await parts.webhooks?.close(WEBHOOK_DRAIN_MS)) ?? true;
     if (!drained) io.stderr.write("warning: webhook events still queued at exit were not sent\n");
     await client.close();
+    signals?.dispose();
   }
 
   const received = signals?.received();
@@ -172,9 +178,12 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
 /**
  * SIGTERM and SIGINT stop the loop: the cycle in progress finishes its writes in flight and starts
  * no new request; a second one exits at once. SIGHUP reads the manifest again and starts a cycle now.
+ * One that came while the watcher started asked for what its first cycle does anyway (read the
+ * manifest); one while it stops, or drains its webhooks, has no cycle left to start: it is ignored.
  */
-function handleSignals(io: RunIo, stop: AbortController, loop: WatchLoop) {
+function handleSignals(io: RunIo, stop: AbortController, loop: WatchLoop, earlyHangUp?: () => boolean) {
   let received: InterruptSignal | undefined;
+  let stopping = false;
   const onStop = (name: InterruptSignal) => {
     if (received !== undefined) {
       io.stderr.write(
@@ -183,6 +192,7 @@ function handleSignals(io: RunIo, stop: AbortController, loop: WatchLoop) {
       process.exit(SIGNAL_EXIT_CODES[name]);
     }
     received = name;
+    stopping = true;
     const busy = loop.running
       ? "; the cycle in progress finishes its writes in flight and starts no new one"
       : "";
@@ -190,21 +200,34 @@ function handleSignals(io: RunIo, stop: AbortController, loop: WatchLoop) {
     stop.abort(new Error(`stopped by ${name}`));
   };
   const onHangUp = () => {
+    if (stopping) {
+      io.stderr.write("pcsync watch: SIGHUP received while stopping: ignored\n");
+      return;
+    }
     io.stderr.write(
       `pcsync watch: SIGHUP received: ${loop.running ? "another cycle starts as soon as this one ends" : "starting a cycle now"}, reading the manifest again\n`,
     );
     loop.trigger();
   };
-  const handlers: [NodeJS.Signals, () => void][] = [
+  const stopHandlers: [NodeJS.Signals, () => void][] = [
     ["SIGTERM", () => onStop("SIGTERM")],
     ["SIGINT", () => onStop("SIGINT")],
-    ["SIGHUP", onHangUp],
   ];
-  for (const [name, handler] of handlers) process.on(name, handler);
+  for (const [name, handler] of stopHandlers) process.on(name, handler);
+  process.on("SIGHUP", onHangUp);
+  // Asked once this run listens, so that no SIGHUP falls between the binary's hold and this.
+  if (earlyHangUp?.() === true)
+    io.stderr.write("pcsync watch: SIGHUP received while starting: the first cycle reads the manifest\n");
   return {
     received: () => received,
+    /** The loop has ended: a stop signal is no longer this run's (a second one ends it as before). */
+    stopListening: () => {
+      stopping = true;
+      for (const [name, handler] of stopHandlers) process.off(name, handler);
+    },
+    /** Everything has drained: the binary's hold keeps a SIGHUP harmless until the process exits. */
     dispose: () => {
-      for (const [name, handler] of handlers) process.off(name, handler);
+      process.off("SIGHUP", onHangUp);
     },
   };
 }

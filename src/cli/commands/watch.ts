@@ -23,6 +23,7 @@ import {
   createRuleOf,
   parseSecondsFlag,
 } from "../connection.js";
+import { takeEarlyHangUp } from "../early-signals.js";
 import { addScopeOptions, planSettingsOf, type ScopeFlags, scopeOf } from "../scope-options.js";
 import { addManifestOption, collect, parseFlag } from "../shared-options.js";
 
@@ -66,7 +67,8 @@ Heal mode is the approval: like Argo CD's automated sync, a family in heal is ap
 question, with every safety guard apply has (a guard that refuses writes nothing to that family).
 
 Signals: SIGTERM or SIGINT finish the writes in flight, print a summary and exit 0 (twice: exit at
-once). SIGHUP reads the manifest again and starts a cycle now.
+once). SIGHUP reads the manifest again and starts a cycle now; it never ends the watcher (one while
+it starts is answered by the first cycle, one while it stops is ignored).
 
 A changed manifest is used once its content has stayed the same for --manifest-settle (until then
 cycles plan with the last settled version): update it by renaming a new file into place. A record
@@ -219,6 +221,7 @@ Examples:
       },
       {
         webhooks,
+        earlyHangUp: takeEarlyHangUp,
         createClient: async (signal, metrics) => {
           // The base URL may come from the manifest: read it once here, as plan does.
           const fromManifest = flags.baseUrl === undefined && (io.env.PCSYNC_BASE_URL ?? "") === "";
