@@ -93,14 +93,18 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
   {
     code: EXIT_REFUSED,
-    meaning: "refused by a safety guard or a stale saved plan; nothing was changed",
+    meaning:
+      "refused by a safety guard or a stale saved plan; nothing was changed (watch --once: nothing to the families refused)",
     commands: {
       plan: "refused: it deletes a protected record, or a config matches another owner's record",
       apply:
         "refused by a safety guard, a stale saved plan, another owner's record, records changed while asking, or a journal another run holds or of another plan or server; nothing was changed (but another owner's claim that won during the run: see its message)",
       rollback:
         "refused: records changed since the run (without --force) or while asking, a name a live record holds now, or a journal another run holds or of another server; nothing was changed",
-      watch: "--once: refused by a safety guard or another owner's record; nothing was written",
+      // Each family heals on its own, so a guard that refuses one leaves the others' heals made:
+      // the code says what a person must look at (a refusal, not an error), not that nothing changed.
+      watch:
+        "--once: a safety guard or another owner's record refused to heal a family, which got no write; the other families were healed (the cycle's line counts them and names the journal)",
     },
   },
   {

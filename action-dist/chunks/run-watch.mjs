@@ -365,7 +365,11 @@ function describeManifestErrors(errors, shown = 5) {
 	return `the manifest failed validation; nothing was written:\n${errors.slice(0, shown).join("\n")}${more}`;
 }
 // dist/src/watch/record-cycle.js
-/** `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync. */
+/**
+* `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync.
+* 3 says that a guard refused some family's heal (that family got no write), also where heal wrote
+* to the other families: what is left needs a person, as apply's refusal does; it is not an error.
+*/
 function exitCodeOf(report) {
 	if (report.result === "failed" || report.result === "invalid_manifest") return 1;
 	if (report.result === "guarded") return 3;

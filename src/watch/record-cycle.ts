@@ -8,7 +8,11 @@ import { type CycleReport, driftCount, totalsOf } from "./cycle-log.js";
 import { EventTracker } from "./watch-events.js";
 import type { DriftCounts, WatchMetrics } from "./watch-metrics.js";
 
-/** `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync. */
+/**
+ * `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync.
+ * 3 says that a guard refused some family's heal (that family got no write), also where heal wrote
+ * to the other families: what is left needs a person, as apply's refusal does; it is not an error.
+ */
 export function exitCodeOf(report: CycleReport): ExitCode {
   if (report.result === "failed" || report.result === "invalid_manifest") return EXIT_ERROR;
   if (report.result === "guarded") return EXIT_REFUSED;

@@ -425,6 +425,64 @@ describe.concurrent("pcsync watch --once", { timeout: 90_000 }, () => {
     });
     expect(events.find((event) => event.event === "healed")).toMatchObject({ project: "2" });
   });
+
+  it("--once exits 3 when a guard refuses one family, after healing the others, and says so in --help", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, "seed");
+    const configs = (count: number) =>
+      Array.from(
+        { length: count },
+        (_, index) => `        - { name: cfg ${index + 1}, plugin: 2, enabled: true }`,
+      );
+    const twelve = join(directory, "guard-partial-setup.yaml");
+    await writeSettled(
+      twelve,
+      manifest("version: 1", "projects:", '  "3":', "    plugin_configs:", "      configs:", ...configs(12)),
+    );
+    const setup = await runBuiltCli(["apply", "--auto-approve", "--no-journal", "-f", twelve], {
+      env: server.env,
+      timeoutMs: 60_000,
+    });
+    expect(setup.code, setup.stderr).toBe(0);
+    // Project 2's GeoIP heals; project 3's prune would delete 6 of its 12 records: the guard refuses.
+    const file = join(directory, "guard-partial.yaml");
+    await writeSettled(
+      file,
+      manifest(
+        "version: 1",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: GeoIP, plugin: 1, enabled: false }",
+        '  "3":',
+        "    plugin_configs:",
+        "      prune: true",
+        "      configs:",
+        ...configs(6),
+      ),
+    );
+    const run = await runBuiltCli(["watch", "--once", "--mode", "heal", "-f", file], {
+      cwd: directory,
+      env: server.env,
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stdout).toMatch(
+      /cycle 1 guarded .*: 1 healed \(journal [^)]+-heal\.jsonl\): 1 refused by a guard/,
+    );
+    expect(run.stdout).toMatch(/refused in project 3 plugin_configs: .*prune would delete 6 of 12 records/);
+    expect((await server.list(2, "plugin_configs")).find((record) => record.name === "GeoIP")?.enabled).toBe(
+      false,
+    );
+    expect(await server.list(3, "plugin_configs")).toHaveLength(12);
+    // The code's meaning, as help gives it, says what was written: not "nothing".
+    const help = await runBuiltCli(["watch", "--help"]);
+    const three = help.stdout.split("\n").find((line) => /^ {2}3 {2}/.test(line));
+    expect(three).toContain("refused to heal a family, which got no write; the other families were healed");
+    expect(three).not.toContain("nothing was written");
+  });
 });
 
 describe("a watcher whose server is named only by the manifest (server.base_url)", () => {

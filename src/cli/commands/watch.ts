@@ -108,7 +108,7 @@ Examples:
     )
     .option(
       "--once",
-      "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 refused",
+      "run one cycle and exit as plan --detailed-exitcode does: 0 in sync, 2 drift, 1 error, 3 a guard refused a family's heal (the others are healed)",
     )
     .option(
       "--metrics-file <path>",
