@@ -1050,6 +1050,7 @@ async function runWatch(settings, parts, io) {
 	});
 	const counts = /* @__PURE__ */ new Map();
 	let healed = 0;
+	let interrupted = 0;
 	let lastReport;
 	let metricsFileFailed = false;
 	const loop = new WatchLoop({
@@ -1065,7 +1066,10 @@ async function runWatch(settings, parts, io) {
 			const started = performance.now();
 			const report = await runner.run();
 			const durationMs = performance.now() - started;
-			if (report.interrupted && report.healed === 0) return;
+			if (report.interrupted && report.healed === 0) {
+				interrupted += 1;
+				return;
+			}
 			lastReport = report;
 			counts.set(report.result, (counts.get(report.result) ?? 0) + 1);
 			healed += report.healed;
@@ -1108,7 +1112,7 @@ async function runWatch(settings, parts, io) {
 		if (lastReport === void 0) return received === void 0 ? 1 : SIGNAL_EXIT_CODES[received];
 		return metricsFileFailed ? 1 : exitCodeOf(lastReport);
 	}
-	const tally = CYCLE_RESULTS.map((result) => `${counts.get(result) ?? 0} ${result}`).join(", ");
+	const tally = [...CYCLE_RESULTS.map((result) => `${counts.get(result) ?? 0} ${result}`), ...interrupted > 0 ? [`${interrupted} interrupted`] : []].join(", ");
 	const webhookStats = parts.webhooks?.stats;
 	const webhookTally = webhookStats === void 0 ? "" : `; webhook events: ${webhookStats.delivered} delivered, ${webhookStats.failed} failed, ${webhookStats.dropped} dropped`;
 	io.stderr.write(`pcsync watch: stopped${received === void 0 ? "" : ` by ${received}`} after ${plural(loop.cycles, "cycle", "cycles")} (${tally}); ${plural(healed, "change", "changes")} healed${webhookTally}\n`);

@@ -44,7 +44,10 @@ export interface CycleReport {
   refused: number;
   /** The journal of what heal wrote this cycle (`pcsync rollback --journal` undoes it). */
   journal?: string;
-  /** The stop signal came during the cycle: its result is not counted. */
+  /**
+   * The stop signal came during the cycle: its result is not counted (unless heal wrote), and the
+   * stop's summary names it interrupted.
+   */
   interrupted: boolean;
   /** The cycle met a bug in pcsync (an error no user input explains): /readyz fails until a clean cycle. */
   internalError?: true;

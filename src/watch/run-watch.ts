@@ -102,6 +102,8 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
   });
   const counts = new Map<CycleResult, number>();
   let healed = 0;
+  // Cycles the stop cut short before they wrote: the loop counts them, the results do not.
+  let interrupted = 0;
   let lastReport: CycleReport | undefined;
   let metricsFileFailed = false;
 
@@ -116,7 +118,10 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
       const started = performance.now();
       const report = await runner.run();
       const durationMs = performance.now() - started;
-      if (report.interrupted && report.healed === 0) return;
+      if (report.interrupted && report.healed === 0) {
+        interrupted += 1;
+        return;
+      }
       lastReport = report;
       counts.set(report.result, (counts.get(report.result) ?? 0) + 1);
       healed += report.healed;
@@ -163,7 +168,11 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
     }
     return metricsFileFailed ? EXIT_ERROR : exitCodeOf(lastReport);
   }
-  const tally = CYCLE_RESULTS.map((result) => `${counts.get(result) ?? 0} ${result}`).join(", ");
+  // The summary adds up to the cycles it names: one the stop cut short (at most the last) is said.
+  const tally = [
+    ...CYCLE_RESULTS.map((result) => `${counts.get(result) ?? 0} ${result}`),
+    ...(interrupted > 0 ? [`${interrupted} interrupted`] : []),
+  ].join(", ");
   const webhookStats = parts.webhooks?.stats;
   const webhookTally =
     webhookStats === undefined

@@ -1,6 +1,7 @@
-// E2E: SIGHUP (systemctl reload) never ends `pcsync watch`, the built CLI against the emulator:
-// not while it starts (its modules load, its client and server start), where the first cycle
-// answers it, and not while it stops and drains its webhook events, where it is ignored.
+// E2E: signals and `pcsync watch`, the built CLI against the emulator. SIGHUP (systemctl reload)
+// never ends it: not while it starts (its modules load, its client and server start), where the
+// first cycle answers it, and not while it stops and drains its webhook events, where it is
+// ignored. The summary of a stop that cuts a cycle short adds up to the cycles it names.
 
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -163,5 +164,36 @@ describe("SIGHUP never ends pcsync watch", { timeout: 60_000, concurrent: true }
     expect(ended.stderr).toContain("pcsync watch: SIGHUP received while stopping: ignored\n");
     expect(ended.stderr).toMatch(SUMMARY);
     expect(ended.stderr).toMatch(/webhook events: 1 delivered, 0 failed, 0 dropped\n/);
+  });
+});
+
+describe("the summary of a stop", { timeout: 60_000 }, () => {
+  it("SIGTERM during a cycle: the cycle cut short is counted as interrupted", async ({
+    onTestFinished,
+    expect,
+  }) => {
+    // Each request answered after a while, one at a time: the SIGTERM comes while the first
+    // cycle reads, and its next read is never sent.
+    const server = await openServer(onTestFinished, "seed", { faults: { latencyMs: 2500 } });
+    const file = join(directory, "interrupted.yaml");
+    await writeSettled(file, geoIp(true));
+    const watcher = await startWatcher(["-f", file, "--interval", "1h", "--concurrency", "1"], {
+      env: server.env,
+    });
+    onTestFinished(async () => {
+      watcher.signal("SIGKILL");
+      await watcher.done;
+    });
+    // Well inside the first request's wait, wherever the cycle's start falls on a loaded machine.
+    await sleep(1000);
+    watcher.signal("SIGTERM");
+    const ended = await watcher.done;
+
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toContain("the cycle in progress finishes its writes in flight");
+    expect(ended.stdout).not.toMatch(/cycle 1 /);
+    expect(ended.stderr).toMatch(
+      /stopped by SIGTERM after 1 cycle \(0 ok, 0 failed, 0 guarded, 0 invalid_manifest, 1 interrupted\); 0 changes healed\n/,
+    );
   });
 });
