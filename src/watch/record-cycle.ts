@@ -29,6 +29,8 @@ export class CycleRecorder {
    */
   #families = new Map<string, FamilyRef>();
   #projects = new Set<string>();
+  /** The projects the cycle in progress has read and planned so far (showProjectDrift). */
+  #plannedThisCycle = new Set<string>();
   #ready = false;
   /** The last cycle to end met an internal error, and no cycle has completed cleanly since. */
   #internalError = false;
@@ -63,6 +65,7 @@ export class CycleRecorder {
     for (const [key, { project, family, changes }] of counts) {
       this.#metrics.driftChanges.set({ project, family }, changes);
       this.#families.set(key, { project, family });
+      this.#plannedThisCycle.add(project);
     }
   }
 
@@ -70,6 +73,8 @@ export class CycleRecorder {
   record(report: CycleReport, durationMs: number, at: Date): PcsyncEvent[] {
     const metrics = this.#metrics;
     const when = at.toISOString();
+    const planned = this.#plannedThisCycle;
+    this.#plannedThisCycle = new Set();
     metrics.cycles.inc({ result: report.result });
     metrics.cycleDuration.observe(durationMs / 1000);
     if (report.manifestValid !== undefined) metrics.manifestValid.set(report.manifestValid ? 1 : 0);
@@ -80,6 +85,10 @@ export class CycleRecorder {
       this.#internalError = false;
     }
     if (report.findings.length === 0 && report.result === "failed") {
+      // Another project's read failed: those this cycle read and planned before it did succeed, and
+      // their last success is now (else one unreachable project would fire the no-success alert
+      // for every project of the manifest).
+      for (const project of planned) metrics.lastSuccess.set({ project }, at.getTime() / 1000);
       return this.#tracker.observeFailure(report.problems.join("\n"), when);
     }
     const families = new Map<string, FamilyRef>();

@@ -151,6 +151,20 @@ describe("CycleRecorder with drift shown during a cycle", () => {
   const shown = (project: string, changes: number) =>
     new Map([[`${project}\u0000plugin_configs`, { project, family: "plugin_configs" as const, changes }]]);
 
+  it("gives the projects a failed cycle read and planned their last success: one unreachable project does not hold back the others'", async () => {
+    const metrics = createWatchMetrics({ processMetrics: false });
+    const recorder = new CycleRecorder(metrics);
+    const lastSuccess = async (project: string) =>
+      metricValue(await renderOwnMetrics(metrics), "pcsync_last_success_timestamp_seconds", { project });
+    recorder.showProjectDrift(shown("1", 0));
+    recorder.record(report({ result: "failed", problems: ["project 2: 403"] }), 10, new Date(1_000_000));
+    expect(await lastSuccess("1")).toBe(1000);
+    expect(await lastSuccess("2")).toBeUndefined();
+    // The next failed cycle, which planned nothing before it failed, moves no project's time.
+    recorder.record(report({ result: "failed", problems: ["unreachable"] }), 10, new Date(2_000_000));
+    expect(await lastSuccess("1")).toBe(1000);
+  });
+
   it("keeps what a failed cycle showed, and removes a family that left the manifest at the next cycle's end", async () => {
     const metrics = createWatchMetrics({ processMetrics: false });
     const recorder = new CycleRecorder(metrics);
