@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { describeProgram, renderCompletion, SHELLS } from "../../src/cli/commands/completion.js";
 import { buildProgram } from "../../src/cli/program.js";
 import { SecretRegistry } from "../../src/redact.js";
+import { runCliInProcess } from "../support/in-process.js";
 
 function realProgram(): Promise<Command> {
   const io = {
@@ -88,6 +89,16 @@ describe("completion scripts", () => {
       [["-h", "--help"], [], false],
     ]);
     for (const shell of SHELLS) expect(renderCompletion(described, shell)).toContain("ping");
+  });
+
+  it("offers, from `pcsync completion bash` itself, the values of every option that has a known set", async () => {
+    const printed = await runCliInProcess(["completion", "bash"], { env: {}, cwd: process.cwd() });
+    expect(printed.code).toBe(0);
+    expect(completeInBash(printed.stdout, ["pcsync", "serve", "--profile", "p"])).toEqual(["posthog-2024"]);
+    expect(completeInBash(printed.stdout, ["pcsync", "demo", "--profile", "s"])).toEqual(["seed"]);
+    expect(completeInBash(printed.stdout, ["pcsync", "plan", "--family", "pi"])).toEqual([
+      "pipeline_frontend_apps_configs",
+    ]);
   });
 
   it("completes commands, options and option values in bash", () => {

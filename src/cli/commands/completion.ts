@@ -2,6 +2,7 @@
 // generated from the commander program itself so that none is left out of a hand-kept list.
 
 import { Argument, type Command, type Option } from "commander";
+import { PROFILE_NAMES } from "../../emulator/types.js";
 import { FAMILY_NAMES } from "../../families.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 
@@ -21,7 +22,7 @@ Examples:
     .addArgument(new Argument("<shell>", "the shell to complete in").choices(SHELLS))
     .action((shell: Shell) => {
       // Read at run time, once every command has been registered.
-      const tree = describeProgram(program, { "--family": FAMILY_NAMES });
+      const tree = describeProgram(program, { "--family": FAMILY_NAMES, "--profile": PROFILE_NAMES });
       io.stdout.write(renderCompletion(tree, shell));
     });
 
