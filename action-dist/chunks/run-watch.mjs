@@ -385,6 +385,8 @@ var CycleRecorder = class {
 	*/
 	#families = /* @__PURE__ */ new Map();
 	#projects = /* @__PURE__ */ new Set();
+	/** The projects the cycle in progress has read and planned so far (showProjectDrift). */
+	#plannedThisCycle = /* @__PURE__ */ new Set();
 	#ready = false;
 	/** The last cycle to end met an internal error, and no cycle has completed cleanly since. */
 	#internalError = false;
@@ -419,12 +421,15 @@ var CycleRecorder = class {
 				project,
 				family
 			});
+			this.#plannedThisCycle.add(project);
 		}
 	}
 	/** Updates the metrics with the cycle, and returns the events it calls for. */
 	record(report, durationMs, at) {
 		const metrics = this.#metrics;
 		const when = at.toISOString();
+		const planned = this.#plannedThisCycle;
+		this.#plannedThisCycle = /* @__PURE__ */ new Set();
 		metrics.cycles.inc({ result: report.result });
 		metrics.cycleDuration.observe(durationMs / 1e3);
 		if (report.manifestValid !== void 0) metrics.manifestValid.set(report.manifestValid ? 1 : 0);
@@ -434,7 +439,10 @@ var CycleRecorder = class {
 			this.#ready = true;
 			this.#internalError = false;
 		}
-		if (report.findings.length === 0 && report.result === "failed") return this.#tracker.observeFailure(report.problems.join("\n"), when);
+		if (report.findings.length === 0 && report.result === "failed") {
+			for (const project of planned) metrics.lastSuccess.set({ project }, at.getTime() / 1e3);
+			return this.#tracker.observeFailure(report.problems.join("\n"), when);
+		}
 		const families = /* @__PURE__ */ new Map();
 		for (const finding of report.findings) {
 			const { project, family } = finding;
