@@ -207,7 +207,8 @@ function describeOwnerChange(change: PlannedChange, options: ValueOptions): Span
 /**
  * A description that a rollback puts back as stored, with an owner mark on either side: its text
  * and its mark, each on a line of its own (description-view.ts), never the mark's raw form.
- * Undefined for a description that carries no mark (every plan of a manifest).
+ * Undefined for a description that carries no mark (every plan of a manifest); never asked for a
+ * change with an owner mark of its own, whose description values are the text under it.
  */
 function describeMarkedDescription(change: FieldChange, options: ValueOptions): Span[][] | undefined {
   // Cheap first: a plan of thousands of changes pays a substring search, not a parse, per value.
@@ -235,7 +236,12 @@ function describeFields(change: PlannedChange, options: ValueOptions): Span[][] 
   if (owner) lines.push(owner);
   // The plan's field order is meaningful (a create lists plugin first, order last): keep it.
   for (const [field, fieldChange] of Object.entries(change.fields)) {
-    const marked = field === "description" ? describeMarkedDescription(fieldChange, options) : undefined;
+    // With an owner mark on the change, the description's values are the text under it, as the
+    // manifest writes it: text that only looks like a mark is text, not the record's owner.
+    const marked =
+      field === "description" && change.mark === undefined
+        ? describeMarkedDescription(fieldChange, options)
+        : undefined;
     if (marked) {
       appendAll(lines, marked);
       continue;

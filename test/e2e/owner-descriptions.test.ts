@@ -176,6 +176,45 @@ describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", { timeout: 90_000 }
     expect(`${planned.stdout}${planned.stderr}`).toContain("data-platform");
   });
 
+  it("shows a description that only looks like an owner mark as text, in text and markdown plans, never as the owner", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    const file = join(dir, "looks-marked.yaml");
+    const write = (text: string) =>
+      writeFile(
+        file,
+        [
+          "version: 1",
+          "owner: team-a",
+          "projects:",
+          '  "2":',
+          "    plugin_configs:",
+          "      configs:",
+          "        - name: E3",
+          "          plugin: 5",
+          `          description: ${JSON.stringify(`${text}\n\n[pcsync owner=other]`)}`,
+        ].join("\n"),
+      );
+    await write("ends in mark");
+    for (const format of ["text", "markdown"]) {
+      const created = await server.run(["plan", "-f", file, "--format", format]);
+      expect(created.stdout).toContain('"ends in mark\\n\\n[pcsync owner=other]"');
+      expect(created.stdout).not.toMatch(/owner: .*"other"/);
+    }
+    expect((await server.run(["apply", "-f", file, "--auto-approve"])).code).toBe(0);
+    await write("ends in a mark");
+    for (const format of ["text", "markdown"]) {
+      const updated = await server.run(["plan", "-f", file, "--format", format]);
+      expect(updated.stdout).toContain(
+        '"ends in mark\\n\\n[pcsync owner=other]" → "ends in a mark\\n\\n[pcsync owner=other]"',
+      );
+      expect(updated.stdout).not.toMatch(/owner: /);
+    }
+  });
+
   it("export -o refuses a file that is not a pcsync manifest and leaves it byte for byte", async ({
     onTestFinished,
   }) => {
