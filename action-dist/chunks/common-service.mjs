@@ -15549,7 +15549,8 @@ function describeOwnerChange(change, options) {
 /**
 * A description that a rollback puts back as stored, with an owner mark on either side: its text
 * and its mark, each on a line of its own (description-view.ts), never the mark's raw form.
-* Undefined for a description that carries no mark (every plan of a manifest).
+* Undefined for a description that carries no mark (every plan of a manifest); never asked for a
+* change with an owner mark of its own, whose description values are the text under it.
 */
 function describeMarkedDescription(change, options) {
 	const mayBeMarked = (value) => typeof value === "string" && value.includes("[pcsync owner=");
@@ -15572,7 +15573,7 @@ function describeFields(change, options) {
 	const owner = describeOwnerChange(change, options);
 	if (owner) lines.push(owner);
 	for (const [field, fieldChange] of Object.entries(change.fields)) {
-		const marked = field === "description" ? describeMarkedDescription(fieldChange, options) : void 0;
+		const marked = field === "description" && change.mark === void 0 ? describeMarkedDescription(fieldChange, options) : void 0;
 		if (marked) {
 			appendAll(lines, marked);
 			continue;

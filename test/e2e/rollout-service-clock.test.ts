@@ -67,86 +67,54 @@ describe.concurrent.each(PROFILES)("a rollout on %s, whose clock is 5 minutes ah
   });
 });
 
-describe("a rollout on posthog-2024 of a frontend app managed under plugin_configs", () => {
-  it("is not judged on logs it never has: nothing to judge, and it completes", async ({ onTestFinished }) => {
-    const server = await openServer(onTestFinished, "posthog-2024", { logRate: 600 });
-    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
-    // Project 1's Notification Bar (plugin 40, a frontend app: id 4 in the example data), which
-    // posthog-2024's plugin_configs lists beside the plugin configs.
-    const file = await write(
-      "pcsync.yaml",
-      manifest(
-        "version: 1",
-        "rollout:",
-        "  waves:",
-        "    - name: canary",
-        '      projects: ["1"]',
-        "    - name: rest",
-        "      percent: 100",
-        "  bake: 1s",
-        "  health:",
-        "    logs:",
-        "      min_entries: 1",
-        "projects:",
-        '  "1":',
-        "    plugin_configs:",
-        "      configs:",
-        "        - name: Notification Bar",
-        "          plugin: 40",
-        "          enabled: true",
-        "          description: A new banner",
-      ),
-    );
-    const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
-    expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stderr).toContain(
-      'wave 1/2 "canary": project 1 passes: nothing to judge: the plugin config the wave created or updated here is a frontend app (frontend apps run in the browser and have no logs)',
-    );
-    expect(applied.stdout).toContain("Rollout complete");
-    const apps = await server.list(1, "pipeline_frontend_apps_configs");
-    expect(apps.find((record) => record.id === 4)?.description).toBe("A new banner");
-  });
-});
-
-describe("a rollout on posthog-2024 that creates a frontend app under plugin_configs", () => {
-  it("does not judge it on logs it never has: nothing to judge, and it completes", async ({
-    onTestFinished,
-  }) => {
-    const server = await openServer(onTestFinished, "posthog-2024", { logRate: 600 });
-    const { path: dir, write } = await rolloutWorkDir(onTestFinished);
-    // A second Notification Bar (plugin 40, a frontend app) in project 1, made by the canary: no
-    // list read before the wave holds it, so only a read after its writes can say what it is.
-    const file = await write(
-      "pcsync.yaml",
-      manifest(
-        "version: 1",
-        "rollout:",
-        "  waves:",
-        "    - name: canary",
-        '      projects: ["1"]',
-        "    - name: rest",
-        "      percent: 100",
-        "  bake: 1s",
-        "  health:",
-        "    logs:",
-        "      min_entries: 1",
-        "projects:",
-        '  "1":',
-        "    plugin_configs:",
-        "      configs:",
-        "        - name: Second Banner",
-        "          plugin: 40",
-        "          enabled: true",
-        "          description: Made by the canary",
-      ),
-    );
-    const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
-    expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stderr).toContain(
-      'wave 1/2 "canary": project 1 passes: nothing to judge: the plugin config the wave created or updated here is a frontend app (frontend apps run in the browser and have no logs)',
-    );
-    expect(applied.stdout).toContain("Rollout complete");
-    const apps = await server.list(1, "pipeline_frontend_apps_configs");
-    expect(apps.find((record) => record.name === "Second Banner")?.description).toBe("Made by the canary");
-  });
-});
+// Project 1's Notification Bar (plugin 40, a frontend app: id 4 in the example data), which
+// posthog-2024's plugin_configs lists beside the plugin configs; and a second one, made by the
+// canary: no list read before the wave holds it, so only a read after its writes can say what it is.
+describe.each([
+  { what: "updates", name: "Notification Bar", description: "A new banner" },
+  { what: "creates", name: "Second Banner", description: "Made by the canary" },
+])(
+  "a rollout on posthog-2024 that $what a frontend app managed under plugin_configs",
+  ({ name, description }) => {
+    it("does not judge it on logs it never has: nothing to judge, and it completes", async ({
+      onTestFinished,
+    }) => {
+      const server = await openServer(onTestFinished, "posthog-2024", { logRate: 600 });
+      const { path: dir, write } = await rolloutWorkDir(onTestFinished);
+      const file = await write(
+        "pcsync.yaml",
+        manifest(
+          "version: 1",
+          "rollout:",
+          "  waves:",
+          "    - name: canary",
+          '      projects: ["1"]',
+          "    - name: rest",
+          "      percent: 100",
+          "  bake: 1s",
+          "  health:",
+          "    logs:",
+          "      min_entries: 1",
+          "projects:",
+          '  "1":',
+          "    plugin_configs:",
+          "      configs:",
+          `        - name: ${name}`,
+          "          plugin: 40",
+          "          enabled: true",
+          `          description: ${description}`,
+        ),
+      );
+      const applied = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stderr).toContain(
+        'wave 1/2 "canary": project 1 passes: nothing to judge: the plugin config the wave created or updated here is a frontend app (frontend apps run in the browser and have no logs)',
+      );
+      expect(applied.stdout).toContain("Rollout complete");
+      const apps = await server.list(1, "pipeline_frontend_apps_configs");
+      expect(apps.filter((record) => record.name === name).map((record) => record.description)).toEqual([
+        description,
+      ]);
+    });
+  },
+);
