@@ -649,7 +649,7 @@ function lateWritesOf(journal, client, options = {}) {
 		const first = unanswered[0];
 		if (until > now && first !== void 0) found.push({
 			until,
-			why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} sent and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""})`
+			why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} begun and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""}${unanswered.length > 1 ? "; some may not have been sent" : ""})`
 		});
 	}
 	if (found.length === 0) return void 0;

@@ -120,7 +120,9 @@ export function lateWritesOf(
     if (until > now && first !== undefined)
       found.push({
         until,
-        why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} sent and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""})`,
+        // A write is journaled before it waits for a free connection: some of them may never have
+        // been sent, which the journal cannot tell, so each is waited for as if it had been.
+        why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} begun and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""}${unanswered.length > 1 ? "; some may not have been sent" : ""})`,
       });
   }
   if (found.length === 0) return undefined;

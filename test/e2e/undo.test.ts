@@ -165,7 +165,7 @@ describe.concurrent.each(PROFILE_NAMES)("undo on %s", (profile) => {
       env: { PCSYNC_TIME_SCALE: "0.02" },
     });
     expect(undone.code, undone.stderr).toBe(0);
-    expect(undone.stderr).toContain("stopped with 1 write sent and not answered");
+    expect(undone.stderr).toContain("stopped with 1 write begun and not answered");
     expect(stored()).toBe(before);
   });
 

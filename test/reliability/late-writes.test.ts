@@ -483,7 +483,7 @@ describe("a run killed while a write was in flight", () => {
       const rollback = await world.pcsync(["rollback", ...KILLED_JOURNAL, "--auto-approve"]);
       expect(rollback.code, `${rollback.stdout}${rollback.stderr}`).toBe(0);
       expect(rollback.stderr).toContain(
-        'the run that wrote the journal was stopped with 1 write sent and not answered (update "GeoIP" in project 1 plugin_configs), and the service may still apply it until',
+        'the run that wrote the journal was stopped with 1 write begun and not answered (update "GeoIP" in project 1 plugin_configs), and the service may still apply it until',
       );
       await world.emulator.idle();
       // Before: "Nothing to roll back", then the killed run's PATCH landed and stayed.

@@ -158,7 +158,7 @@ describe("until when a journal's run may still have a write land (ms from now)",
       now: NOW,
     });
     expect(late?.why).toBe(
-      `the run that wrote the journal was stopped with 2 writes sent and not answered (create "c1" in project 1 plugin_configs, ...), and the service may still apply them until ${new Date(NOW + LANDS_MS).toISOString()}`,
+      `the run that wrote the journal was stopped with 2 writes begun and not answered (create "c1" in project 1 plugin_configs, ...; some may not have been sent), and the service may still apply them until ${new Date(NOW + LANDS_MS).toISOString()}`,
     );
   });
 });
@@ -181,7 +181,7 @@ describe("the creates of a run killed in this directory that a plan would make a
     await writeFile(join(directory, "killed.jsonl"), journalOf(HEADER, create(1)));
     const late = await killedRunsCreates(here, cwd, plan);
     expect(late?.why).toContain(
-      `${join(".pcsync", "journal", "killed.jsonl")}: the run that wrote the journal was stopped with 1 write sent`,
+      `${join(".pcsync", "journal", "killed.jsonl")}: the run that wrote the journal was stopped with 1 write begun`,
     );
   });
 });
