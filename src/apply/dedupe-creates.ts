@@ -200,7 +200,17 @@ async function unlistedCreate(
   ownId: number,
 ): Promise<ApplyOutcome | undefined> {
   const { project, family } = input;
-  for (const listing of familiesListing(family)) {
+  const listings = familiesListing(family);
+  if (listings.length === 0) return undefined;
+  // A paged list read can miss a record (another client deleting one behind it and creating one
+  // ahead of it between pages): the record's own family is asked first, and one it has stays.
+  try {
+    const own = await getConfig(client, project, family, ownId);
+    if (own.deleted !== true) return undefined;
+  } catch (error) {
+    if (!isApiError(error, 404)) return undefined;
+  }
+  for (const listing of listings) {
     let record: PluginConfigRecord;
     try {
       record = await getConfig(client, project, listing, ownId);

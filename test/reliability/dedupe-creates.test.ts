@@ -279,3 +279,49 @@ describe("after its creates, a run whose POSTs had unknown outcomes", () => {
     expect(open).toEqual(unknownOutcome(change));
   });
 });
+
+describe("after a create the family's list does not show (posthog-2024)", () => {
+  it("keeps a record its own family has, whatever a list read missed, and deletes only one another family's list alone shows", async () => {
+    const { client, emulator } = await setUp("posthog-2024");
+    const missed = { read: async () => ({ startedAt: client.now(), records: [] }) };
+    const check = async (change: PlannedChange, id: number) =>
+      (
+        await dedupeCreates(client, {
+          project: "1",
+          family: change.family,
+          knownIds: KNOWN,
+          createdByRun: new Set([id]),
+          changes: [change],
+          outcomes: [doneOutcome(change, id)],
+          // A paged read that another client's delete and create made skip this record.
+          reader: missed as never,
+        })
+      )[0];
+    const live = (id: number) => emulator.snapshot().records.find((record) => record.id === id)?.deleted;
+
+    // Plugin 41 is a frontend app: its config is the frontend family's, though the read missed it.
+    const app = createChange("Missed App", 41, "pipeline_frontend_apps_configs");
+    const made = await createConfig(client, "1", "pipeline_frontend_apps_configs", {
+      plugin: 41,
+      name: "Missed App",
+      enabled: true,
+      order: 7,
+    });
+    expect(await check(app, made.id)).toMatchObject({ status: "done", id: made.id });
+    expect(live(made.id)).toBe(false);
+
+    // Plugin 3 is not: the service keeps its config under plugin_configs only, and it goes.
+    const stray = createChange("Not An App", 3, "pipeline_frontend_apps_configs");
+    const wrong = await createConfig(client, "1", "pipeline_frontend_apps_configs", {
+      plugin: 3,
+      name: "Not An App",
+      enabled: true,
+      order: 8,
+    });
+    expect(await check(stray, wrong.id)).toMatchObject({
+      status: "failed",
+      message: expect.stringContaining("plugin 3 is not a frontend app"),
+    });
+    expect(live(wrong.id)).toBe(true);
+  });
+});
