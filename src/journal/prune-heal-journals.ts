@@ -6,9 +6,12 @@
 import { rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { regularFilesIn } from "../files/regular-files.js";
+import { groupBy } from "../group-by.js";
+import type { FieldValue } from "../plan/types.js";
 import { readTail } from "./journal-file.js";
 import { DEFAULT_JOURNAL_DIR, readJournal } from "./journal-format.js";
 import { JournalLock, lockPathOf } from "./journal-lock.js";
+import { type Replay, replayJournal } from "./replay-journal.js";
 
 const HEAL_JOURNAL_SUFFIX = "-heal.jsonl";
 
@@ -36,25 +39,45 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * Removes the journal of a heal that changed nothing: ended, and every write it announced answered
- * as failed or never sent, which a rollback passes over (replay-journal.ts). Kept, such journals
- * of a heal that fails every cycle would push the journal of the last heal that did write out of
- * the newest `keep`, and with it the only undo. Returns whether it was removed; a journal that
- * cannot be read, or one that a run holds, stays.
+ * Whether what a run's journal says it did leaves every record as it found it, so that its
+ * rollback would have nothing to do: each write failed or was never sent (a rollback passes over
+ * those), each record it made it deleted again (a create the service put in another family's list
+ * and the check after it took back), each record it changed holds the values it had before. A
+ * create whose answer was lost may have made a record: not nothing.
+ */
+function leavesNothing({ records, lostCreates }: Replay): boolean {
+  if (lostCreates.length > 0) return false;
+  const only = (values: readonly FieldValue[] | undefined, value: unknown) =>
+    values?.length === 1 && JSON.stringify(values[0] ?? null) === JSON.stringify(value ?? null);
+  // By id: a record made through one family's endpoint and deleted through another's (the list
+  // that shows it) is one record, touched under two families.
+  for (const touched of groupBy([...records.values()], (record) => record.id).values()) {
+    if (touched.every((record) => record.before === null)) {
+      if (!touched.some((record) => only(record.after.get("deleted"), true))) return false;
+      continue;
+    }
+    for (const { before, after } of touched) {
+      if (before === null) return false;
+      for (const [field, values] of after) if (!only(values, before[field])) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Removes the journal of a heal that changed nothing (leavesNothing): ended, no write of it left
+ * unanswered. Kept, the journals of a heal that fails every cycle (or makes a record the service
+ * puts in another family, and takes it back) would push the journal of the last heal that did
+ * write out of the newest `keep`, and with it the only undo. Returns whether it was removed; a
+ * journal that cannot be read, or one that a run holds, stays.
  */
 export async function removeIfHealWroteNothing(path: string, cwd: string): Promise<boolean> {
   let lock: JournalLock | undefined;
   try {
     lock = await JournalLock.acquire(path, { cwd, command: "prune heal journals" });
     const journal = await readJournal(path, cwd);
-    const changedNothing =
-      journal.ended &&
-      journal.unanswered.length === 0 &&
-      journal.intents.every((intent) => {
-        const status = journal.outcomes.get(intent.seq)?.status;
-        return status === "failed" || status === "not_sent";
-      });
-    if (!changedNothing) return false;
+    if (!journal.ended || journal.unanswered.length > 0 || !leavesNothing(replayJournal(journal)))
+      return false;
     await rm(resolve(cwd, path));
     return true;
   } catch {

@@ -3,6 +3,8 @@
 // config (plan, apply, a saved plan applied after the app was made, a rollback that brings the
 // config back).
 
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
 import { runBuiltCli } from "../support/cli.js";
@@ -137,5 +139,9 @@ describe("a config of a plugin that is not a frontend app, asked of pipeline_fro
       );
       expect(live()).toEqual([]);
     }
+    // The heal made the record and took it back: nothing to undo, so no journal is kept or named
+    // (kept, one a cycle, they would push a real heal's journal out of --keep-heal-journals).
+    const heals = await readdir(join(directory.path, ".pcsync", "journal")).catch(() => []);
+    expect(heals.filter((name) => name.endsWith("-heal.jsonl"))).toEqual([]);
   });
 });
