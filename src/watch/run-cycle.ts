@@ -3,6 +3,7 @@
 // `plan`, and in heal mode apply the families in heal, but for the records left alone as flapping.
 // A manifest that fails validation ends the cycle before any request: it can never lead to a write.
 
+import { parseBaseUrl } from "../api/base-url.js";
 import type { ApiClient } from "../api/index.js";
 import type { CreateRule } from "../apply/proof-window.js";
 import { PcsyncError } from "../errors.js";
@@ -44,7 +45,10 @@ export interface CycleSetup {
 /** The run's settings a cycle reads, and the parts run-watch.ts makes for it. */
 export type CycleSettings = CycleSetup & {
   client: ApiClient;
-  /** The manifest's server.base_url the client was made with, when that is where its URL came from. */
+  /**
+   * The manifest's server.base_url the client was made with, when that is where its URL came from:
+   * each version is then checked to name the same server.
+   */
   manifestServer?: string | undefined;
   /** The files the run reads (the manifests, var files, key file): heal's journals go elsewhere. */
   inputs: readonly RunInput[];
@@ -93,15 +97,8 @@ export class CycleRunner {
       // The client was made once, at the start, for the server the manifest named then: a version
       // that names another is not planned against the old one (nor is the key sent to the new one
       // unasked).
-      const { manifestServer } = this.#settings;
-      if (manifestServer !== undefined && result.value.baseUrl !== manifestServer)
-        return endedEarly(
-          "failed",
-          [
-            `the manifest's server.base_url is now ${JSON.stringify(result.value.baseUrl ?? null)}, but this watcher connected to ${JSON.stringify(manifestServer)} when it started: nothing is read or healed until it is restarted (or the manifest names that server again)`,
-          ],
-          true,
-        );
+      const moved = this.#settings.manifestServer === undefined ? undefined : this.#serverMoved(result.value);
+      if (moved !== undefined) return endedEarly("failed", [moved], true);
       let narrowed: DesiredState;
       try {
         narrowed = narrowDesiredState(result.value, scope);
@@ -120,6 +117,27 @@ export class CycleRunner {
       const message = `internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
       return { ...endedEarly("failed", [message], true), internalError: true };
     }
+  }
+
+  /**
+   * Why this version of the manifest cannot be watched with the client made at the start, for the
+   * server its server.base_url named then: it names another (compared as the client would use it,
+   * a trailing slash or `/api` aside), none, or one pcsync refuses. Shown without any credentials.
+   */
+  #serverMoved(desired: DesiredState): string | undefined {
+    const { client } = this.#settings;
+    const connected = `this watcher connected to ${client.base.display} when it started: nothing is read or healed until it is restarted (or the manifest names that server again)`;
+    if (desired.baseUrl === undefined)
+      return `the manifest no longer names a server (server.base_url), and ${connected}`;
+    let display: string;
+    try {
+      display = parseBaseUrl(desired.baseUrl, { allowInsecureHttp: true }).display;
+    } catch (error) {
+      return `the manifest's server.base_url is now one pcsync cannot use (${error instanceof PcsyncError ? error.message : "not a URL"}), and ${connected}`;
+    }
+    return display === client.base.display
+      ? undefined
+      : `the manifest's server.base_url is now ${display}, but ${connected}`;
   }
 
   async #planAndHeal(narrowed: DesiredState): Promise<CycleReport> {

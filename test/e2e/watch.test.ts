@@ -524,10 +524,23 @@ describe("a watcher whose server is named only by the manifest (server.base_url)
     const cycles = (await watcher.cycles(1)).length;
     await watcher.cycles(cycles + 1);
     expect(watcher.soFar().stdout).toContain(
-      `the manifest's server.base_url is now "${other.emulator.url}", but this watcher connected to "${server.emulator.url}" when it started: nothing is read or healed until it is restarted`,
+      `the manifest's server.base_url is now ${other.emulator.url}, but this watcher connected to ${server.emulator.url} when it started: nothing is read or healed until it is restarted`,
     );
     expect(other.emulator.requestLog.length).toBe(before);
     expect(before).toBe(0);
+    // A URL with credentials (which pcsync refuses) is shown without them, in the log as anywhere.
+    await writeSettled(file, named("http://admin:hunter2@127.0.0.1:1"));
+    await waitFor(() => watcher.soFar().stdout.includes("one pcsync cannot use"), "the refusal", 30_000);
+    expect(`${watcher.soFar().stdout}${watcher.soFar().stderr}`).not.toContain("hunter2");
+    // The same server spelled with a trailing slash is the same server: cycles are ok again.
+    await writeSettled(file, named(`${server.emulator.url}/`));
+    const ok = (await watcher.cycles(1)).length;
+    await waitFor(
+      () => (watcher.soFar().stdout.match(/cycle \d+ ok/g) ?? []).length >= 2,
+      "a cycle ok again",
+      30_000,
+    );
+    expect(ok).toBeGreaterThan(0);
     watcher.signal("SIGTERM");
     expect((await watcher.done).code).toBe(0);
   });
