@@ -144,6 +144,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
         loop,
         intervalMs: settings.intervalMs,
         requestBoundMs: client.longestRequestMs,
+        lastAttemptAt: () => metrics.progress.lastAttemptAt,
         ready: () => recorder.ready,
         notReadyReason: () => recorder.notReadyReason,
       });

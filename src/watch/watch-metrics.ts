@@ -85,6 +85,11 @@ export function createWatchMetrics(
       "Requests sent to the service (retries included), by method and status; status error: no response.",
       ["method", "status"],
     ),
+    /**
+     * When the last attempt at a request ended (the loop's monotonic clock): a long cycle that is
+     * still getting answers is alive (/healthz), however long it has run.
+     */
+    progress: { lastAttemptAt: undefined as number | undefined },
   };
   // Every result shows from the start, at 0: rate() and increase() then see the first one.
   for (const result of CYCLE_RESULTS) metrics.cycles.inc({ result }, 0);

@@ -18,6 +18,8 @@ export interface HealthState {
    * request's every attempt timing out, with its retries (the client's `longestRequestMs`).
    */
   requestBoundMs: number;
+  /** When the last attempt at a request ended, on the loop's clock (undefined: none yet). */
+  lastAttemptAt?: () => number | undefined;
   /** The loop's monotonic clock (tests): the loop's times are on it. */
   now?: () => number;
   /** A cycle has completed with a valid manifest. */
@@ -31,7 +33,8 @@ export interface HealthState {
  * within three intervals, or the cycle in progress started within three intervals and the time its
  * requests can take. A service that hangs holds a cycle for every attempt's timeout and retries
  * (283 s at --interval 1m); that is a failed cycle to come, not a watcher to restart, which would
- * forget what heal has learnt. Only a cycle running beyond anything its requests explain is stuck.
+ * forget what heal has learnt. Only a cycle that has had no answer for longer than anything one
+ * request explains is stuck; a long heal that keeps getting answers is not.
  */
 function stuckReason(state: HealthState): string | undefined {
   const now = (state.now ?? monotonicNow)();
@@ -41,9 +44,15 @@ function stuckReason(state: HealthState): string | undefined {
   if (!loop.running || loop.cycleStartedAt === undefined) {
     return "no cycle has completed within three intervals";
   }
-  const runningMs = now - loop.cycleStartedAt;
-  if (runningMs <= 3 * intervalMs + state.requestBoundMs) return undefined;
-  return `the cycle in progress started ${formatSeconds(runningMs)} ago, longer than three intervals and the ${formatSeconds(state.requestBoundMs)} one request may take with its retries`;
+  // A cycle that keeps getting answers (a heal of thousands of writes, under the service's rate
+  // limit) is alive however long it runs: only the time since its start or its last answered
+  // attempt counts, whichever is later.
+  const lastAttempt = state.lastAttemptAt?.();
+  const progressedAt = Math.max(loop.cycleStartedAt, lastAttempt ?? Number.NEGATIVE_INFINITY);
+  const stillMs = now - progressedAt;
+  if (stillMs <= 3 * intervalMs + state.requestBoundMs) return undefined;
+  const since = progressedAt === loop.cycleStartedAt ? "started" : "had its last answer";
+  return `the cycle in progress ${since} ${formatSeconds(stillMs)} ago, longer than three intervals and the ${formatSeconds(state.requestBoundMs)} one request may take with its retries`;
 }
 
 const LISTEN_FAILURES: Readonly<Record<string, string>> = {

@@ -21,6 +21,7 @@ async function healthz(
   onTestFinished: (fn: () => Promise<void>) => void,
   loop: LoopState,
   now: number,
+  lastAttemptAt?: number,
 ): Promise<[number, string]> {
   const server = await startWatchServer(
     { host: "127.0.0.1", port: 0 },
@@ -30,6 +31,7 @@ async function healthz(
       intervalMs: INTERVAL,
       requestBoundMs: client.longestRequestMs,
       now: () => now * SECOND,
+      lastAttemptAt: () => (lastAttemptAt === undefined ? undefined : lastAttemptAt * SECOND),
       ready: () => true,
       notReadyReason: () => "",
     },
@@ -70,6 +72,19 @@ describe("/healthz", () => {
     const [status, body] = await healthz(onTestFinished, loopState(10, 70), 70 + limit + 1);
     expect(status).toBe(503);
     expect(body).toMatch(/^the cycle in progress started .* ago, longer than three intervals/);
+  });
+
+  it("stays 200 through a heal that runs for hours while its requests keep being answered", async ({
+    onTestFinished,
+  }) => {
+    const limit = (3 * INTERVAL + client.longestRequestMs) / SECOND;
+    // Started at 70 s, running for twice the bound, its last request answered a second ago.
+    const now = 70 + 2 * limit;
+    expect(await healthz(onTestFinished, loopState(10, 70), now, now - 1)).toEqual([200, "ok\n"]);
+    // The same cycle with no answer since the bound: stuck.
+    const [status, body] = await healthz(onTestFinished, loopState(10, 70), now, now - limit - 1);
+    expect(status).toBe(503);
+    expect(body).toMatch(/^the cycle in progress had its last answer .* ago/);
   });
 
   it("is 503 when no cycle runs and none has completed within three intervals", async ({

@@ -14,6 +14,7 @@ import { loadManifest, type ManifestInput, printDiagnostics, runInputs } from ".
 import { createWebhookSender, type WebhookFlags } from "../../run/webhooks.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
 import { parseListen } from "../../watch/listen-address.js";
+import { monotonicNow } from "../../watch/monotonic-clock.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 import {
   addConnectionOptions,
@@ -243,7 +244,10 @@ Examples:
           const client = await createClientFromFlags(flags, io, {
             fallback,
             signal,
-            onAttempt: (method, status) => metrics.requests.inc({ method, status: String(status) }),
+            onAttempt: (method, status) => {
+              metrics.requests.inc({ method, status: String(status) });
+              metrics.progress.lastAttemptAt = monotonicNow();
+            },
           });
           return { client, manifestServer: fromManifest ? fallback.baseUrl : undefined };
         },
