@@ -6,7 +6,7 @@ import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../filled-defaults.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
-import { unmanifestableName } from "../record-name.js";
+import { lookAlikeKey, unmanifestableName } from "../record-name.js";
 import { trimAsService } from "../trim-as-service.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
@@ -142,7 +142,32 @@ function selectExportable(
     );
     selected.push({ record, name: record.name, pin: true });
   }
-  return selected;
+  return withoutLookAlikes(selected, family, warnings);
+}
+
+/**
+ * The exported names that differ only as look-alikes (Unicode normalisation: an NFD "Café" beside
+ * an NFC one) are one name to a manifest, which refuses the second: the lowest id is kept, pinned
+ * by id, and the others are left out with a warning, as for names that are equal.
+ */
+function withoutLookAlikes(selected: Exportable[], family: FamilyName, warnings: string[]): Exportable[] {
+  const byKey = new Map<string, Exportable[]>();
+  for (const item of selected) {
+    const key = lookAlikeKey(item.name);
+    byKey.set(key, [...(byKey.get(key) ?? []), item]);
+  }
+  const left = new Set<Exportable>();
+  for (const items of byKey.values()) {
+    if (items.length < 2) continue;
+    const [kept, ...others] = [...items].sort((a, b) => a.record.id - b.record.id);
+    if (kept === undefined) continue;
+    kept.pin = true;
+    for (const other of others) left.add(other);
+    warnings.push(
+      `${items.length} records in ${family} have names that differ only in Unicode normalisation (${items.map((item) => `${JSON.stringify(item.record.name)}, id ${item.record.id}`).join("; ")}), which a manifest takes for one name: only id ${kept.record.id} is exported, pinned by id; the others are left alone. To manage them, give them names that differ and export again.`,
+    );
+  }
+  return left.size === 0 ? selected : selected.filter((item) => !left.has(item));
 }
 
 export function buildManifest(input: ExportInput): ExportResult {

@@ -61,10 +61,17 @@ export function parseManifestTarget(text: string, fileName: string): { document:
   return { document, root: manifestRoot(document, fileName) };
 }
 
-/** The `owner:` a manifest `-o` updates says, if it says one. */
-export function ownerOfTarget(text: string, fileName: string): string | undefined {
+/**
+ * The `owner:` a manifest `-o` updates says, if it says one: interpolated (`owner: ${OWNER}`) by
+ * `resolveText`, with the variables plan would use; undefined when that cannot be known.
+ */
+export function ownerOfTarget(
+  text: string,
+  fileName: string,
+  resolveText: (text: string) => string | undefined,
+): string | undefined {
   const owner = parseManifestTarget(text, fileName).root.get("owner");
-  return typeof owner === "string" ? owner : undefined;
+  return typeof owner === "string" ? resolveText(owner) : undefined;
 }
 
 function manifestRoot(document: Document, fileName: string): YAMLMap {

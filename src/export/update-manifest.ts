@@ -238,6 +238,7 @@ function setOwner(
   contents: YAMLMap,
   owner: string,
   warn: (message: string) => void,
+  resolveText: ResolveText,
 ): void {
   const current = contents.get("owner", true);
   if (current === undefined) {
@@ -246,7 +247,8 @@ function setOwner(
     return;
   }
   const written = scalarValue(current);
-  if (written !== owner)
+  // `owner: ${OWNER}` says what it interpolates to, with the variables plan would use.
+  if (!sameValue(current, owner, resolveText))
     warn(
       `says owner: ${JSON.stringify(written)}, but the exported records carry the mark of owner ${JSON.stringify(owner)}; owner: is left as it is; plan refuses those records as another owner's until it names theirs`,
     );
@@ -270,7 +272,13 @@ export function updateManifestText(
   }
   if (!document.has("version")) document.set("version", 1);
   if (options.owner !== undefined)
-    setOwner(document, root, options.owner, (message) => options.warn?.(`${fileName}: ${message}`));
+    setOwner(
+      document,
+      root,
+      options.owner,
+      (message) => options.warn?.(`${fileName}: ${message}`),
+      resolveText,
+    );
   const block = projectMap(
     childMap(root, "projects", document),
     result.project,

@@ -124,12 +124,12 @@ export function updateExportedManifest(
  */
 export function ownerWarning(
   exported: ExportRead,
-  existing?: { text: string; file: string },
+  existing?: { text: string; file: string; resolveText: ResolveText },
 ): string | undefined {
   const fileOwner =
     existing === undefined || exported.owned.owner !== undefined
       ? undefined
-      : ownerOfTarget(existing.text, existing.file);
+      : ownerOfTarget(existing.text, existing.file, existing.resolveText);
   return fileOwner === undefined ? exported.owned.warning : ownerWarningIn(exported.results, fileOwner);
 }
 

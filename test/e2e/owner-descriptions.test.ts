@@ -176,6 +176,27 @@ describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", { timeout: 90_000 }
     expect(`${planned.stdout}${planned.stderr}`).toContain("data-platform");
   });
 
+  it("reads a target's owner: ${OWNER} as it interpolates, in the warning about marks", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const applied = await server.run(["apply", "-f", join(OWNERS, "data-platform.yaml"), "--auto-approve"]);
+    expect(applied.code, applied.stderr).toBe(0);
+    const { path: dir, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    const owned = join(dir, "owned.yaml");
+    await writeFile(owned, 'version: 1\nowner: "${OWNER}"\nprojects: {}\n');
+    const env = { PCSYNC_VAR_OWNER: "data-platform" };
+    const exported = await server.run(
+      ["export", "--project", "1", "--family", "plugin_configs", "-o", owned],
+      { env },
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain('the file says owner: "data-platform"');
+    // GeoIP carries data-platform's mark: the file's own owner, never "another owner's".
+    expect(exported.stderr).not.toMatch(/another owner|\$\{OWNER\}/);
+  });
+
   it("shows a description that only looks like an owner mark as text, in text and markdown plans, never as the owner", async ({
     onTestFinished,
   }) => {

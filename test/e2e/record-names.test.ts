@@ -215,3 +215,22 @@ describe.each<ProfileName>(["seed", "posthog-2024"])(
     });
   },
 );
+
+describe.each<ProfileName>(["seed", "posthog-2024"])(
+  "export of names that differ only in Unicode normalisation, on %s",
+  (profile) => {
+    beforeEach(() => open(profile));
+
+    it("keeps the lowest id, pinned, leaves the other out with a warning, and plans back to no changes", async () => {
+      await create("Caf\u00e9", 1, 1);
+      await create("Cafe\u0301", 2, 2);
+      const exported = await run("export", "--project", "3", "-o", "exported.yaml");
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stderr).toMatch(
+        /2 records in plugin_configs have names that differ only in Unicode normalisation .*only id \d+ is exported, pinned by id/,
+      );
+      const planned = await run("plan", "-f", "exported.yaml", "--detailed-exitcode");
+      expect(planned.code, `${planned.stdout}${planned.stderr}`).toBe(0);
+    });
+  },
+);

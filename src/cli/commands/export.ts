@@ -126,7 +126,9 @@ Examples:
         flags.out && output?.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
       const owners = ownerWarning(
         exported,
-        existing === undefined ? undefined : { text: existing, file: flags.out ?? "" },
+        existing === undefined
+          ? undefined
+          : { text: existing, file: flags.out ?? "", resolveText: resolveTextWith(variables) },
       );
       if (owners !== undefined) io.stderr.write(`warning: ${neutraliseInline(owners)}\n`);
       // A manifest must plan back to what was read: written exactly, or refused if it holds the key.
