@@ -49,6 +49,7 @@ export function findPlanInconsistencies(plan: Plan): string[] {
       problems.push(`${what}: record ${id} is listed as unmanaged, which a plan never touches`);
   };
 
+  // The names creates and renames give, by family: one each.
   const creates = new Set<string>();
   for (const [index, change] of plan.changes.entries()) {
     const what = `changes[${index}] (${change.action}${change.id === null ? "" : ` record ${change.id}`} in project ${change.project} ${change.family})`;
@@ -58,16 +59,22 @@ export function findPlanInconsistencies(plan: Plan): string[] {
       const problem = describeUntrimmed(field, fieldChange.to);
       if (problem !== undefined) problems.push(`${what}: ${problem}`);
     }
-    if (change.action === "create") {
-      // The name the create sends is the one every check of the plan goes by (its duplicate check
-      // here, the stale check, the report): a plan the planner made never has two.
-      if ((change.fields.name?.to ?? null) !== change.name)
-        problems.push(`${what}: the name it sends (fields.name.to) is not its name (name)`);
+    // The name a create or a rename sends is the one every check of the plan goes by (the
+    // duplicate check here, the stale check, the report): a plan the planner made never has two.
+    const sends = change.fields.name;
+    if (
+      change.action === "create"
+        ? (sends?.to ?? null) !== change.name
+        : sends !== undefined && sends.to !== change.name
+    )
+      problems.push(`${what}: the name it sends (fields.name.to) is not its name (name)`);
+    if (change.action === "create" || sends !== undefined) {
       const key = `${familyKey(change.project, change.family)}/${lookAlikeKey(change.name ?? "")}`;
-      if (creates.has(key)) problems.push(`${what}: another create in the plan makes a record of this name`);
+      if (creates.has(key))
+        problems.push(`${what}: another create or rename in the plan gives a record this name`);
       creates.add(key);
-      continue;
     }
+    if (change.action === "create") continue;
     // An update or delete without a record id is refused by the plan's schema, before this check.
     if (change.id === null) continue;
     touch(what, change.project, change.family, change.id);

@@ -128,12 +128,29 @@ const EDITS: Array<[string, (plan: SavedPlan) => void, RegExp]> = [
       plan.changes.push({ ...changeOf(plan, "create") });
       plan.summary.create = (plan.summary.create ?? 0) + 1;
     },
-    /another create in the plan makes a record of this name/,
+    /another create or rename in the plan gives a record this name/,
   ],
   [
     "a create that sends another name than its own (two creates of one name, past the check above)",
     (plan) => {
       changeOf(plan, "create").fields.name = { to: "GeoIP" };
+    },
+    /the name it sends \(fields.name.to\) is not its name \(name\)/,
+  ],
+  [
+    "an update turned into a rename to the name a create makes (two records of one name)",
+    (plan) => {
+      const create = changeOf(plan, "create");
+      const update = changeOf(plan, "update");
+      update.name = create.name;
+      update.fields.name = { from: "Property Filter", to: create.name };
+    },
+    /another create or rename in the plan gives a record this name/,
+  ],
+  [
+    "a rename whose name is not the one it sends",
+    (plan) => {
+      changeOf(plan, "update").fields.name = { from: "Property Filter", to: "Something Else" };
     },
     /the name it sends \(fields.name.to\) is not its name \(name\)/,
   ],
