@@ -3,10 +3,10 @@ import { l as PcsyncError, m as SecretRegistry, u as SIGNAL_EXIT_CODES } from ".
 import { n as metricsFileWriter } from "./metrics-file.mjs";
 import { D as isInputError, E as InputError, k as plural } from "./common-program.mjs";
 import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerprint, b as readManifestSources, ft as familyKey, gt as appendAll, h as runInputs, ht as ofFamily, m as printDiagnostics, u as loadManifest, x as readVarFiles, z as formatDiagnostic } from "./common-manifest.mjs";
-import { a as formatCycleLine, c as removeIfHealWroteNothing, i as driftCount, o as totalsOf, s as pruneHealJournals, t as formatAddress } from "./listen-address.mjs";
+import { a as driftCount, c as pruneHealJournals, l as removeIfHealWroteNothing, n as formatAddress, o as formatCycleLine, s as totalsOf, t as monotonicNow } from "./monotonic-clock.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { n as selectFamilies, t as require_prom_client } from "./prom-client.mjs";
-import { D as narrowDesiredState, O as planManifest, R as describeGuard, yt as setLongTimeout, zt as summarizePlan } from "./common-service.mjs";
+import { Bt as summarizePlan, D as narrowDesiredState, O as planManifest, R as describeGuard, bt as setLongTimeout, vt as parseBaseUrl } from "./common-service.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
@@ -127,11 +127,6 @@ function earlyDriftOf(part, desired, fallback) {
 		});
 	}
 	return counts;
-}
-// dist/src/watch/monotonic-clock.js
-/** Now, in milliseconds on the monotonic clock (comparable only with itself, within this process). */
-function monotonicNow() {
-	return performance.now();
 }
 /** The longest a flapping record is left alone before heal tries it again. */
 const MAX_FLAP_BACKOFF_MS = 36e5;
@@ -588,8 +583,8 @@ var CycleRunner = class {
 			if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
 			this.#printedDiagnostics = printed;
 			if (result.errors.length > 0 || result.value === void 0) return endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false);
-			const { manifestServer } = this.#settings;
-			if (manifestServer !== void 0 && result.value.baseUrl !== manifestServer) return endedEarly("failed", [`the manifest's server.base_url is now ${JSON.stringify(result.value.baseUrl ?? null)}, but this watcher connected to ${JSON.stringify(manifestServer)} when it started: nothing is read or healed until it is restarted (or the manifest names that server again)`], true);
+			const moved = this.#settings.manifestServer === void 0 ? void 0 : this.#serverMoved(result.value);
+			if (moved !== void 0) return endedEarly("failed", [moved], true);
 			let narrowed;
 			try {
 				narrowed = narrowDesiredState(result.value, scope);
@@ -610,6 +605,23 @@ var CycleRunner = class {
 				internalError: true
 			};
 		}
+	}
+	/**
+	* Why this version of the manifest cannot be watched with the client made at the start, for the
+	* server its server.base_url named then: it names another (compared as the client would use it,
+	* a trailing slash or `/api` aside), none, or one pcsync refuses. Shown without any credentials.
+	*/
+	#serverMoved(desired) {
+		const { client } = this.#settings;
+		const connected = `this watcher connected to ${client.base.display} when it started: nothing is read or healed until it is restarted (or the manifest names that server again)`;
+		if (desired.baseUrl === void 0) return `the manifest no longer names a server (server.base_url), and ${connected}`;
+		let display;
+		try {
+			display = parseBaseUrl(desired.baseUrl, { allowInsecureHttp: true }).display;
+		} catch (error) {
+			return `the manifest's server.base_url is now one pcsync cannot use (${error instanceof PcsyncError ? error.message : "not a URL"}), and ${connected}`;
+		}
+		return display === client.base.display ? void 0 : `the manifest's server.base_url is now ${display}, but ${connected}`;
 	}
 	async #planAndHeal(narrowed) {
 		const { client, scope, inputs, io, mode, signal, onProjectPlanned } = this.#settings;
@@ -936,7 +948,12 @@ function createWatchMetrics(options = { processMetrics: true }) {
 		heals: counter("pcsync_heals_total", "Changes applied by heal mode, by project and family.", ["project", "family"]),
 		healFlapping: gauge("pcsync_heal_flapping", "Records heal leaves alone for now, as something else keeps changing them back (healed in 3 cycles in a row).", ["project", "family"]),
 		manifestValid: gauge("pcsync_manifest_valid", "1 when the manifest last read passed validation, 0 when it did not."),
-		requests: counter("pcsync_requests_total", "Requests sent to the service (retries included), by method and status; status error: no response.", ["method", "status"])
+		requests: counter("pcsync_requests_total", "Requests sent to the service (retries included), by method and status; status error: no response.", ["method", "status"]),
+		/**
+		* When the last attempt at a request ended (the loop's monotonic clock): a long cycle that is
+		* still getting answers is alive (/healthz), however long it has run.
+		*/
+		progress: { lastAttemptAt: void 0 }
 	};
 	for (const result of CYCLE_RESULTS) metrics.cycles.inc({ result }, 0);
 	return metrics;
@@ -952,16 +969,19 @@ async function renderMetrics(metrics) {
 * within three intervals, or the cycle in progress started within three intervals and the time its
 * requests can take. A service that hangs holds a cycle for every attempt's timeout and retries
 * (283 s at --interval 1m); that is a failed cycle to come, not a watcher to restart, which would
-* forget what heal has learnt. Only a cycle running beyond anything its requests explain is stuck.
+* forget what heal has learnt. Only a cycle that has had no answer for longer than anything one
+* request explains is stuck; a long heal that keeps getting answers is not.
 */
 function stuckReason(state) {
 	const now = (state.now ?? monotonicNow)();
 	const { loop, intervalMs } = state;
 	if (now - (loop.lastCycleEndedAt ?? loop.startedAt) <= 3 * intervalMs) return void 0;
 	if (!loop.running || loop.cycleStartedAt === void 0) return "no cycle has completed within three intervals";
-	const runningMs = now - loop.cycleStartedAt;
-	if (runningMs <= 3 * intervalMs + state.requestBoundMs) return void 0;
-	return `the cycle in progress started ${formatSeconds(runningMs)} ago, longer than three intervals and the ${formatSeconds(state.requestBoundMs)} one request may take with its retries`;
+	const lastAttempt = state.lastAttemptAt?.();
+	const progressedAt = Math.max(loop.cycleStartedAt, lastAttempt ?? Number.NEGATIVE_INFINITY);
+	const stillMs = now - progressedAt;
+	if (stillMs <= 3 * intervalMs + state.requestBoundMs) return void 0;
+	return `the cycle in progress ${progressedAt === loop.cycleStartedAt ? "started" : "had its last answer"} ${formatSeconds(stillMs)} ago, longer than three intervals and the ${formatSeconds(state.requestBoundMs)} one request may take with its retries`;
 }
 const LISTEN_FAILURES = {
 	EADDRINUSE: "the address is in use (another pcsync watch?)",
@@ -1101,6 +1121,7 @@ async function runWatch(settings, parts, io) {
 				loop,
 				intervalMs: settings.intervalMs,
 				requestBoundMs: client.longestRequestMs,
+				lastAttemptAt: () => metrics.progress.lastAttemptAt,
 				ready: () => recorder.ready,
 				notReadyReason: () => recorder.notReadyReason
 			});
