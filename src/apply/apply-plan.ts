@@ -6,11 +6,12 @@
 import type { ApiClient } from "../api/index.js";
 import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey, ofFamily } from "../families.js";
+import { familiesListing } from "../family-lists.js";
 import { groupBy } from "../group-by.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import { plural } from "../plural.js";
-import { FamilyReader } from "./create-config.js";
+import { type CreateConfigOptions, FamilyReader } from "./create-config.js";
 import { dedupeCreates } from "./dedupe-creates.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
 import { type CreateRule, settleWindowMs } from "./proof-window.js";
@@ -125,12 +126,15 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
   const writes = work.changes.filter((change) => change.action !== "delete");
   const deletes = work.changes.filter((change) => change.action === "delete");
   const outcomes: ApplyOutcome[] = [];
+  const elsewhere = writes.some((change) => change.action === "create")
+    ? await listsShowingFamily(client, project, family, current)
+    : undefined;
 
   const appliedWrites = await Promise.all(
     writes.map(async (change): Promise<AppliedWrite> => {
       const applied =
         change.action === "create"
-          ? await applyCreate(writer, change, knownIds, run.createdIds, reader)
+          ? await applyCreate(writer, change, knownIds, run.createdIds, reader, elsewhere)
           : { outcome: await applyUpdate(writer, change) };
       progress(applied.outcome);
       return applied;
@@ -191,6 +195,33 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
     if (reordered !== undefined) progress(reordered);
   }
   return outcomes;
+}
+
+/**
+ * The lists that also show the family's records (familiesListing), each with its ids before the
+ * family's creates: from the plan's read where it read that list, else read now (one request). A
+ * list that cannot be read is left out: the creates are settled as before, by their family alone.
+ */
+async function listsShowingFamily(
+  client: ApiClient,
+  project: string,
+  family: FamilyName,
+  current: CurrentState,
+): Promise<NonNullable<CreateConfigOptions["elsewhere"]> | undefined> {
+  const listings = familiesListing(family);
+  if (listings.length === 0) return undefined;
+  const lists: NonNullable<CreateConfigOptions["elsewhere"]>[number][] = [];
+  for (const listing of listings) {
+    const reader = new FamilyReader(client, project, listing);
+    const read = current.families.find(ofFamily(project, listing))?.records;
+    try {
+      const records = read ?? (await reader.read(client.now())).records;
+      lists.push({ reader, knownIds: new Set(records.map((record) => record.id)) });
+    } catch {
+      // Not known before the creates: nothing there can be told from what they made.
+    }
+  }
+  return lists;
 }
 
 interface FamilyWork {

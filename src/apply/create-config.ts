@@ -66,6 +66,14 @@ export interface CreateConfigOptions extends CreateRule {
   knownIds?: ReadonlySet<number> | undefined;
   /** Re-reads shared with other creates of the family (apply passes one per family). */
   reader?: FamilyReader | undefined;
+  /**
+   * For a family whose records another family's list also shows: that list, with its ids before
+   * the creates. posthog-2024 keeps a config made through pipeline_frontend_apps_configs whose
+   * plugin is not a frontend app under plugin_configs only: a POST that made it and failed leaves
+   * no trace in its own family's list, and sending it again would make another. Found there, it is
+   * this create's record (the check after the creates takes it back and says why).
+   */
+  elsewhere?: readonly { reader: FamilyReader; knownIds: ReadonlySet<number> }[] | undefined;
 }
 
 export interface CreateResult {
@@ -189,6 +197,19 @@ export async function createConfigDetailed(
           `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`,
         );
     }
+    if (found === undefined && options.elsewhere !== undefined) {
+      try {
+        found = await foundElsewhere(client, options.elsewhere, body, giveUpAt);
+      } catch (error) {
+        if (isRequestError(error, "request_aborted") || client.signal?.aborted)
+          throw unknown(failure, "the run was interrupted before re-reading the family could settle it");
+        if (!(error instanceof PcsyncError)) throw error;
+        throw unknown(
+          failure,
+          `re-reading the list that also shows this family's records failed (${error.message}); it was not sent again`,
+        );
+      }
+    }
     if (found !== undefined) {
       client.traceLine(`POST ${url.pathname}: record ${found.id} was created by the attempt that failed`);
       return { record: found, posts, uncertain: true, adopted: true, failures };
@@ -223,6 +244,21 @@ export async function createConfigDetailed(
       }
     }
   }
+}
+
+/** The create's record in one of the lists that also show its family's records, made since they were first read. */
+async function foundElsewhere(
+  client: ApiClient,
+  elsewhere: NonNullable<CreateConfigOptions["elsewhere"]>,
+  body: PluginConfigInput,
+  notBefore: number,
+): Promise<PluginConfigRecord | undefined> {
+  for (const { reader, knownIds } of elsewhere) {
+    const { records } = await client.ahead(() => reader.read(notBefore));
+    const found = findCreatedRecord(records, body, knownIds);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /**

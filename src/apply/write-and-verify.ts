@@ -11,7 +11,7 @@ import { neutraliseJson } from "../neutralise-server-text.js";
 import { readMark } from "../owner-mark.js";
 import { shownValue } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
-import type { FamilyReader } from "./create-config.js";
+import type { CreateConfigOptions, FamilyReader } from "./create-config.js";
 import type { CreateCertainty } from "./dedupe-creates.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
 import type { RecordWriter } from "./record-writer.js";
@@ -60,9 +60,14 @@ export async function applyCreate(
   knownIds: ReadonlySet<number>,
   createdIds: Set<number>,
   reader: FamilyReader,
+  elsewhere?: CreateConfigOptions["elsewhere"],
 ): Promise<AppliedWrite> {
   try {
-    const created = await writer.create(change.project, change.family, bodyOf(change), { knownIds, reader });
+    const created = await writer.create(change.project, change.family, bodyOf(change), {
+      knownIds,
+      reader,
+      ...(elsewhere === undefined ? {} : { elsewhere }),
+    });
     const { record } = created;
     createdIds.add(record.id);
     const certainty = { uncertain: created.uncertain };

@@ -145,3 +145,41 @@ describe("a config of a plugin that is not a frontend app, asked of pipeline_fro
     expect(heals.filter((name) => name.endsWith("-heal.jsonl"))).toEqual([]);
   });
 });
+
+describe("the same wrong-family config, when every POST commits and is answered 500 (posthog-2024)", () => {
+  it("is found where the service put it, taken back, and never sent again: no copy is left", async () => {
+    const emulator = await startEmulator({
+      profile: "posthog-2024",
+      keys: [{ key: KEY, scopes: null, projects: "*" }],
+      faults: { commitThen500Rate: 1 },
+    });
+    const directory = await temporaryDirectory();
+    cleanup.push(
+      () => emulator.close(),
+      () => directory.remove(),
+    );
+    const file = await writeManifest(
+      directory.path,
+      [
+        "version: 1",
+        "projects:",
+        '  "3":',
+        "    pipeline_frontend_apps_configs:",
+        "      configs:",
+        "        - { name: Committed Twice, plugin: 1, enabled: true }",
+      ].join("\n"),
+    );
+    const applied = await runBuiltCli(["apply", "-f", file, "--auto-approve"], {
+      env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url },
+      cwd: directory.path,
+      timeoutMs: 90_000,
+    });
+    expect(applied.code, applied.stderr).toBe(1);
+    expect(`${applied.stdout}${applied.stderr}`).toMatch(/plugin 1 is not a frontend app/);
+    const posts = emulator.requestLog.filter((entry) => entry.method === "POST");
+    expect(posts).toHaveLength(1);
+    expect(
+      emulator.snapshot().records.filter((record) => record.name === "Committed Twice" && !record.deleted),
+    ).toEqual([]);
+  }, 120_000);
+});
