@@ -78,6 +78,13 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 			}
 			if (found === void 0 && kind === "unreadable") throw unknown(failure, `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`);
 		}
+		if (found === void 0 && options.elsewhere !== void 0) try {
+			found = await foundElsewhere(client, options.elsewhere, body, giveUpAt);
+		} catch (error) {
+			if (isRequestError(error, "request_aborted") || client.signal?.aborted) throw unknown(failure, "the run was interrupted before re-reading the family could settle it");
+			if (!(error instanceof PcsyncError)) throw error;
+			throw unknown(failure, `re-reading the list that also shows this family's records failed (${error.message}); it was not sent again`);
+		}
 		if (found !== void 0) {
 			client.traceLine(`POST ${url.pathname}: record ${found.id} was created by the attempt that failed`);
 			return {
@@ -100,6 +107,14 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 			if (client.signal?.aborted) throw notMade(`${notMadeAfter(posts)}; the run was interrupted before it was sent again`);
 			throw error;
 		}
+	}
+}
+/** The create's record in one of the lists that also show its family's records, made since they were first read. */
+async function foundElsewhere(client, elsewhere, body, notBefore) {
+	for (const { reader, knownIds } of elsewhere) {
+		const { records } = await client.ahead(() => reader.read(notBefore));
+		const found = findCreatedRecord(records, body, knownIds);
+		if (found !== void 0) return found;
 	}
 }
 /**
