@@ -971,7 +971,6 @@ async function whileNotInterrupted(parts, read) {
 		throw error;
 	}
 }
-/** The families (family keys) a plan changes or reorders. */
 /**
 * The lists a wave's re-read reads: those of the families its plan changes, and, where it creates a
 * record in a family whose list also shows another's (posthog-2024's plugin_configs lists the

@@ -607,7 +607,6 @@ async function whileNotInterrupted<T>(parts: RolloutParts, read: () => Promise<T
   }
 }
 
-/** The families (family keys) a plan changes or reorders. */
 /**
  * The lists a wave's re-read reads: those of the families its plan changes, and, where it creates a
  * record in a family whose list also shows another's (posthog-2024's plugin_configs lists the
