@@ -5,6 +5,7 @@ import { descriptionOwner, descriptionText } from "../description-view.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../filled-defaults.js";
+import { looksMarked } from "../owner-mark.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
 import { lookAlikeKey, unmanifestableName } from "../record-name.js";
 import { trimAsService } from "../trim-as-service.js";
@@ -304,6 +305,30 @@ export function ownerWarningIn(results: readonly ExportResult[], fileOwner: stri
   ];
   if (parts.length === 0) return undefined;
   return `the file says owner: ${JSON.stringify(fileOwner)}, which not every exported record carries (${parts.join("; ")}): as it is, it does not plan back to no changes. To keep each record as it is, export those projects to a manifest of their own (one per owner, each with its \`owner:\`, or none for unmarked records)`;
+}
+
+/**
+ * The results as a manifest without `owner:` can hold them: it refuses a description that ends in
+ * an owner mark (only pcsync writes one, under a manifest with `owner:`), so a record whose own
+ * text ends in one (it carried it under another owner's mark) is left out, saying why.
+ */
+export function withoutMarkLikeTexts(results: readonly ExportResult[]): ExportResult[] {
+  return results.map((result) => {
+    const warnings = [...result.warnings];
+    let configCount = result.configCount;
+    const families = result.families.map((exported) => ({
+      ...exported,
+      configs: exported.configs.filter((config) => {
+        if (typeof config.description !== "string" || !looksMarked(config.description)) return true;
+        configCount -= 1;
+        warnings.push(
+          `${JSON.stringify(config.name)} in ${exported.family} has a description that ends in text like an owner mark ("[pcsync owner=NAME]"), which a manifest without \`owner:\` refuses (only pcsync writes one): left out; end its text otherwise, or export it to a manifest of its owner's`,
+        );
+        return false;
+      }),
+    }));
+    return { ...result, families, warnings, configCount };
+  });
 }
 
 export function exportOwner(results: readonly ExportResult[]): ExportOwner {

@@ -8,6 +8,7 @@ import {
   type ExportResult,
   exportOwner,
   ownerWarningIn,
+  withoutMarkLikeTexts,
 } from "../export/build-manifest.js";
 import { type FactoredExport, factorTemplates } from "../export/factor-templates.js";
 import { locateSecretsInExport } from "../export/locate-secrets.js";
@@ -69,7 +70,7 @@ export async function readExport(client: ApiClient, request: ExportRequest): Pro
     .families;
   // Grouped once: an export of every project reads hundreds of lists.
   const listsOf = groupBy(read, (item) => item.project);
-  const results = projects.map((project) => {
+  const built = projects.map((project) => {
     const lists = listsOf.get(project) ?? [];
     return buildManifest({
       project,
@@ -77,8 +78,10 @@ export async function readExport(client: ApiClient, request: ExportRequest): Pro
       otherLists: lists.filter((item) => !families.includes(item.family)),
     });
   });
-  // Records that all carry one owner's mark export as that owner's manifest; mixed marks are said.
-  const owned = exportOwner(results);
+  // Records that all carry one owner's mark export as that owner's manifest; mixed marks are said,
+  // and the manifest, then without owner:, leaves out what only a manifest with one can hold.
+  const owned = exportOwner(built);
+  const results = owned.owner === undefined ? withoutMarkLikeTexts(built) : built;
   const factored = request.templates ? factorTemplates(results) : undefined;
   return { projects, results, listsOf, owned, factored };
 }

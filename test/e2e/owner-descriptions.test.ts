@@ -197,6 +197,39 @@ describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", { timeout: 90_000 }
     expect(exported.stderr).not.toMatch(/another owner|\$\{OWNER\}/);
   });
 
+  it("exported with mixed marks, leaves out a record whose own text ends like a mark, and plans back to no changes", async ({
+    onTestFinished,
+  }) => {
+    const server = await openServer(onTestFinished, profile);
+    const { path: dir, remove } = await temporaryDirectory();
+    onTestFinished(remove);
+    const owned = join(dir, "team-a.yaml");
+    await writeFile(
+      owned,
+      [
+        "version: 1",
+        "owner: team-a",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - name: E3",
+        "          plugin: 5",
+        `          description: ${JSON.stringify("ends in mark\n\n[pcsync owner=other]")}`,
+      ].join("\n"),
+    );
+    expect((await server.run(["apply", "-f", owned, "--auto-approve"])).code).toBe(0);
+    // Project 2 also holds GeoIP, unmarked: mixed marks, so the export has no owner:.
+    const exported = join(dir, "exported.yaml");
+    const run = await server.run(["export", "--project", "2", "-o", exported]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      '"E3" in plugin_configs has a description that ends in text like an owner mark',
+    );
+    const planned = await server.run(["plan", "-f", exported, "--detailed-exitcode"]);
+    expect(planned.code, `${planned.stdout}${planned.stderr}`).toBe(0);
+  });
+
   it("shows a description that only looks like an owner mark as text, in text and markdown plans, never as the owner", async ({
     onTestFinished,
   }) => {
