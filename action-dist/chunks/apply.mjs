@@ -4,7 +4,7 @@ import { t as RunError } from "./run-error.mjs";
 import { E as InputError, n as newCommand, o as useColour } from "./common-program.mjs";
 import { t as checkMetricsFile } from "./metrics-file.mjs";
 import { B as renderApplyReport, Bt as summarizePlan, E as loadManifestAndScope, Ht as fingerprintMembership, Lt as hasChanges, O as planManifest, R as describeGuard, T as manifestServer, X as RefusedError, Xt as listMayShow, Z as throwSayingNothingChanged, a as scopeOf, b as concurrencyOf, c as printPlan, d as warnGuards, et as showsStored, g as createProgress, i as planSettingsOf, jt as refusingGuards, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption, z as isApplyComplete } from "./common-service.mjs";
-import { B as formatSource, a as collect, dt as WRITABLE_FIELDS, ft as familyKey, h as runInputs, ht as ofFamily, n as addManifestOption, s as formatOption } from "./common-manifest.mjs";
+import { B as formatSource, a as collect, ft as WRITABLE_FIELDS, gt as ofFamily, h as runInputs, n as addManifestOption, pt as familyKey, s as formatOption } from "./common-manifest.mjs";
 import { c as lateWritesOf, i as fingerprintPlan, l as waitForKilledRunsCreates, n as ApplyJournal, o as createShown, s as isCreate, u as waitForLateWrites } from "./apply-with-journal.mjs";
 import { c as findJournalOfPlan, d as readJournal, g as markProblem, h as isRecordOfCreate, i as DEFAULT_JOURNAL_DIR, l as holdsNoRun, n as replayJournal, p as tornLineNote, r as showsPluginText, s as checkJournalServer, t as learnPluginTexts, y as showsChange } from "./replay-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";

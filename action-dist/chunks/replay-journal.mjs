@@ -2,7 +2,7 @@
 import { o as __toESM } from "./rolldown-runtime.mjs";
 import { Ct as proofOf, Gt as familiesListing, I as settleBudgetOf, Nt as mayShowFilled, Pt as pluginDefaults, St as attemptFailureOfError, Vt as refuseOtherKind, Wt as recordKey, X as RefusedError, at as mapConcurrent, ct as getConfig, dt as listAllConfigs, et as showsStored, ht as updateConfig, mt as rearrangeConfigs, ot as collectionPath, tt as showsWritten } from "./common-service.mjs";
 import { f as describeError, l as PcsyncError } from "./early-signals.mjs";
-import { $ as sameName, G as readBoundedText, H as describeSchemaErrors, L as formatSeconds, U as formatJsonPath, V as precompiledValidator, at as trimAsService, ct as writeMark, dt as WRITABLE_FIELDS, ht as ofFamily, it as showsText, q as asRecord, st as readMark } from "./common-manifest.mjs";
+import { $ as sameName, G as readBoundedText, H as describeSchemaErrors, L as formatSeconds, U as formatJsonPath, V as precompiledValidator, at as trimAsService, ct as readMark, ft as WRITABLE_FIELDS, gt as ofFamily, it as showsText, lt as writeMark, q as asRecord } from "./common-manifest.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { a as regularFilesIn, i as readTail } from "./journal-lock.mjs";
 import { E as InputError, T as formatBytes, f as ServiceError, g as isServiceError, h as isRequestError, m as isApiError } from "./common-program.mjs";

@@ -3,7 +3,7 @@ import { D as isInputError, E as InputError, O as nounAndList, k as plural } fro
 import { A as projectsWritten, Jt as idsOfOtherFamiliesIn, Kt as familiesShownBy, Lt as hasChanges, O as planManifest, Tt as isLoopbackHost, _t as sendWithRetry, a as scopeOf, at as mapConcurrent, b as concurrencyOf, f as writeNotices, ft as listLogs, gt as connectForeignEndpoint, i as planSettingsOf, k as resolveSilently, s as printApplyJson, t as appendStepSummary, wt as sendAttempt, yt as realSleep, z as isApplyComplete } from "./common-service.mjs";
 import { i as findPlanProblems, o as readStateForPlan } from "./check-saved-plan.mjs";
 import { a as shellWord, n as STAGE_WORDS, t as RunError } from "./run-error.mjs";
-import { $ as sameName, F as groupBy, I as formatDuration, ft as familyKey, g as configFingerprint, ht as ofFamily, pt as getFamily, q as asRecord, y as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
+import { $ as sameName, F as groupBy, I as formatDuration, g as configFingerprint, gt as ofFamily, mt as getFamily, pt as familyKey, q as asRecord, y as ROLLOUT_DEFAULTS } from "./common-manifest.mjs";
 import { a as makeDefaultDirectory, r as defaultJournalPath } from "./apply-with-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
 import { n as metricsFileWriter } from "./metrics-file.mjs";

@@ -2,7 +2,7 @@
 import { l as PcsyncError, m as SecretRegistry, u as SIGNAL_EXIT_CODES } from "./early-signals.mjs";
 import { n as metricsFileWriter } from "./metrics-file.mjs";
 import { D as isInputError, E as InputError, k as plural } from "./common-program.mjs";
-import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerprint, b as readManifestSources, ft as familyKey, gt as appendAll, h as runInputs, ht as ofFamily, m as printDiagnostics, u as loadManifest, x as readVarFiles, z as formatDiagnostic } from "./common-manifest.mjs";
+import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerprint, _t as appendAll, b as readManifestSources, gt as ofFamily, h as runInputs, m as printDiagnostics, pt as familyKey, u as loadManifest, x as readVarFiles, z as formatDiagnostic } from "./common-manifest.mjs";
 import { a as driftCount, c as pruneHealJournals, l as removeIfHealWroteNothing, n as formatAddress, o as formatCycleLine, s as totalsOf, t as monotonicNow } from "./monotonic-clock.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { n as selectFamilies, t as require_prom_client } from "./prom-client.mjs";
