@@ -19,9 +19,19 @@ export function sameName(a: string | null, b: string | null): boolean {
 /** The longest name a manifest's schema takes (schemas/manifest.schema.json), in characters. */
 const MAX_NAME_LENGTH = 400;
 
-/** A C0 control character or DEL: a manifest's names are one line of printable text. */
-export function isControlCharacter(code: number): boolean {
-  return code < 0x20 || code === 0x7f;
+/**
+ * The first C0 control character or DEL in `text` (a manifest's names are one line of printable
+ * text), as messages name it: `U+0009 at character 4`; undefined when there is none.
+ */
+export function controlCharacterIn(text: string): string | undefined {
+  const characters = [...text];
+  const index = characters.findIndex((character) => {
+    const code = character.codePointAt(0) ?? 0;
+    return code < 0x20 || code === 0x7f;
+  });
+  if (index < 0) return undefined;
+  const code = (characters[index] ?? "").codePointAt(0) ?? 0;
+  return `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1}`;
 }
 
 /**
@@ -30,13 +40,11 @@ export function isControlCharacter(code: number): boolean {
  */
 export function unmanifestableName(name: string): string | undefined {
   if (name === "") return "is empty";
-  const characters = [...name];
-  if (characters.length > MAX_NAME_LENGTH)
-    return `is ${characters.length} characters long, more than the ${MAX_NAME_LENGTH} a manifest's name may be`;
-  const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
-  if (index < 0) return undefined;
-  const code = (characters[index] ?? "").codePointAt(0) ?? 0;
-  return `holds a control character (U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1})`;
+  const length = [...name].length;
+  if (length > MAX_NAME_LENGTH)
+    return `is ${length} characters long, more than the ${MAX_NAME_LENGTH} a manifest's name may be`;
+  const control = controlCharacterIn(name);
+  return control === undefined ? undefined : `holds a control character (${control})`;
 }
 
 /** How two different names that share a look-alike key differ, in words for the plan. */

@@ -5,6 +5,7 @@ import { descriptionOwner, descriptionText } from "../description-view.js";
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { idsOfOtherFamilies } from "../family-lists.js";
 import { pluginDefaults } from "../filled-defaults.js";
+import { groupBy } from "../group-by.js";
 import { looksMarked } from "../owner-mark.js";
 import { groupTiedOrders, TIE_EFFECT } from "../plan/order-ties.js";
 import { lookAlikeKey, unmanifestableName } from "../record-name.js";
@@ -152,13 +153,8 @@ function selectExportable(
  * by id, and the others are left out with a warning, as for names that are equal.
  */
 function withoutLookAlikes(selected: Exportable[], family: FamilyName, warnings: string[]): Exportable[] {
-  const byKey = new Map<string, Exportable[]>();
-  for (const item of selected) {
-    const key = lookAlikeKey(item.name);
-    byKey.set(key, [...(byKey.get(key) ?? []), item]);
-  }
   const left = new Set<Exportable>();
-  for (const items of byKey.values()) {
+  for (const items of groupBy(selected, (item) => lookAlikeKey(item.name)).values()) {
     if (items.length < 2) continue;
     const [kept, ...others] = [...items].sort((a, b) => a.record.id - b.record.id);
     if (kept === undefined) continue;
@@ -273,10 +269,11 @@ function listRecords(records: readonly string[]): string {
 
 /** The exported records by the owner whose mark they carry (null: none), each as the warnings name it. */
 function recordsByOwner(results: readonly ExportResult[]): Map<string | null, string[]> {
-  const byOwner = new Map<string | null, string[]>();
-  for (const { owner, record } of results.flatMap((result) => result.marks))
-    byOwner.set(owner, [...(byOwner.get(owner) ?? []), record]);
-  return byOwner;
+  const byOwner = groupBy(
+    results.flatMap((result) => result.marks),
+    (mark) => mark.owner,
+  );
+  return new Map([...byOwner].map(([owner, marks]) => [owner, marks.map((mark) => mark.record)]));
 }
 
 /**

@@ -3,7 +3,7 @@
 
 import type { ErrorObject } from "ajv";
 import { isFamilyName } from "../families.js";
-import { isControlCharacter } from "../record-name.js";
+import { controlCharacterIn } from "../record-name.js";
 import type { YamlProblem } from "./diagnostics.js";
 import { getManifestValidator } from "./manifest-validator.js";
 import {
@@ -211,13 +211,9 @@ function describePatternError(
   // A wave's name is a short label; a config's may be any one line of printable text.
   if (field === "name" && ofWave)
     return `${label} must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got ${describeValue(actual)}`;
-  const characters = typeof actual === "string" ? [...actual] : [];
-  const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
-  if (field === "name" && index >= 0) {
-    const code = (characters[index] ?? "").codePointAt(0) ?? 0;
-    const hex = code.toString(16).toUpperCase().padStart(4, "0");
-    return `${label} contains a control character (U+${hex} at character ${index + 1}); names are one line of printable text`;
-  }
+  const control = field === "name" && typeof actual === "string" ? controlCharacterIn(actual) : undefined;
+  if (control !== undefined)
+    return `${label} contains a control character (${control}); names are one line of printable text`;
   if (field === "base_url")
     return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
   if (typeof field === "string" && field.endsWith("_env"))
