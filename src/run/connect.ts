@@ -56,13 +56,22 @@ export function manifestServer(desired: DesiredState | undefined): BaseUrlFallba
  * for the commands that have one. Never a saved plan's server: the key goes only where the user said.
  * With where it came from, for messages about it.
  */
+/** Whether --base-url or PCSYNC_BASE_URL names the server; else the manifest's server.base_url would. */
+export function baseUrlGiven(settings: Pick<ConnectSettings, "baseUrl">, io: RunIo): boolean {
+  return settings.baseUrl !== undefined || envBaseUrl(io) !== undefined;
+}
+
+/** PCSYNC_BASE_URL; an empty variable is an unset one (CI systems often define variables as empty strings). */
+function envBaseUrl(io: RunIo): string | undefined {
+  return io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
+}
+
 export function resolveBaseUrl(
   settings: Pick<ConnectSettings, "baseUrl">,
   io: RunIo,
   fallback?: BaseUrlFallbackValue,
 ): { baseUrl: string; source: string | undefined } {
-  // An empty variable is an unset one (CI systems often define variables as empty strings).
-  const fromEnv = io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
+  const fromEnv = envBaseUrl(io);
   const [baseUrl, source] =
     settings.baseUrl !== undefined
       ? // Typed on the command line just now: naming it again would only lengthen the message.

@@ -110,7 +110,8 @@ export async function healPlan(
           onNote: options.onNote,
         })
       : undefined;
-  // A heal that changed nothing (every write failed) leaves no journal to undo and names none.
+  // A heal that changed nothing (its writes failed, or it took back what it made) leaves no journal
+  // to undo and names none.
   const journal =
     healed?.journal === undefined || (await removeIfHealWroteNothing(healed.journal, options.journal.cwd))
       ? undefined

@@ -46,10 +46,10 @@ export interface CycleSetup {
 export type CycleSettings = CycleSetup & {
   client: ApiClient;
   /**
-   * The manifest's server.base_url the client was made with, when that is where its URL came from:
-   * each version is then checked to name the same server.
+   * The client's base URL came from the manifest's server.base_url: each version is then checked
+   * to name the same server.
    */
-  manifestServer?: string | undefined;
+  serverFromManifest?: boolean | undefined;
   /** The files the run reads (the manifests, var files, key file): heal's journals go elsewhere. */
   inputs: readonly RunInput[];
   io: RunIo;
@@ -97,7 +97,7 @@ export class CycleRunner {
       // The client was made once, at the start, for the server the manifest named then: a version
       // that names another is not planned against the old one (nor is the key sent to the new one
       // unasked).
-      const moved = this.#settings.manifestServer === undefined ? undefined : this.#serverMoved(result.value);
+      const moved = this.#settings.serverFromManifest === true ? this.#serverMoved(result.value) : undefined;
       if (moved !== undefined) return endedEarly("failed", [moved], true);
       let narrowed: DesiredState;
       try {

@@ -42,13 +42,13 @@ export interface WatchSettings extends CycleSetup {
 
 export interface WatchParts {
   /**
-   * Makes the client, given the stop signal and the request counter of the metrics; with the
-   * manifest's server.base_url when that is where the client's base URL came from.
+   * Makes the client, given the stop signal and the request counter of the metrics; and says whether
+   * its base URL came from the manifest's server.base_url.
    */
   createClient: (
     signal: AbortSignal,
     metrics: WatchMetrics,
-  ) => Promise<{ client: ApiClient; manifestServer?: string | undefined }>;
+  ) => Promise<{ client: ApiClient; serverFromManifest?: boolean }>;
   webhooks: WebhookSender | undefined;
   /**
    * Whether a SIGHUP came before the watcher listened for it (the binary holds SIGHUP for watch
@@ -67,7 +67,7 @@ const WEBHOOK_DRAIN_MS = 10_000;
 export async function runWatch(settings: WatchSettings, parts: WatchParts, io: RunIo): Promise<ExitCode> {
   const metrics = createWatchMetrics({ processMetrics: true, secrets: io.secrets });
   const stop = new AbortController();
-  const { client, manifestServer } = await parts.createClient(stop.signal, metrics);
+  const { client, serverFromManifest } = await parts.createClient(stop.signal, metrics);
   const recorder = new CycleRecorder(metrics);
   const flags = settings.manifest;
   const inputs = runInputs(flags, { manifests: true });
@@ -89,7 +89,7 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
   const runner = new CycleRunner({
     ...settings,
     client,
-    manifestServer,
+    serverFromManifest,
     inputs,
     io,
     signal: stop.signal,

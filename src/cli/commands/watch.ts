@@ -9,7 +9,7 @@ import type { DriftMode } from "../../manifest/types.js";
 import { checkMetricsFile } from "../../notify/metrics-file.js";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../../notify/webhook-payload.js";
 import { WEBHOOK_DEFAULTS } from "../../notify/webhook-sender.js";
-import { manifestServer } from "../../run/connect.js";
+import { baseUrlGiven, manifestServer } from "../../run/connect.js";
 import { loadManifest, type ManifestInput, printDiagnostics, runInputs } from "../../run/load-manifest.js";
 import { createWebhookSender, type WebhookFlags } from "../../run/webhooks.js";
 import { LOG_FORMATS, type LogFormat } from "../../watch/cycle-log.js";
@@ -225,7 +225,7 @@ Examples:
         earlyHangUp: takeEarlyHangUp,
         createClient: async (signal, metrics) => {
           // The base URL may come from the manifest: read it once here, as plan does.
-          const fromManifest = flags.baseUrl === undefined && (io.env.PCSYNC_BASE_URL ?? "") === "";
+          const fromManifest = !baseUrlGiven(flags, io);
           const loaded = await loadManifest(flags, io).catch((error: unknown) => {
             if (fromManifest) throw error;
             return undefined;
@@ -249,7 +249,7 @@ Examples:
               metrics.progress.lastAttemptAt = monotonicNow();
             },
           });
-          return { client, manifestServer: fromManifest ? fallback.baseUrl : undefined };
+          return { client, serverFromManifest: fromManifest };
         },
       },
       io,
