@@ -4,13 +4,27 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROFILE_NAMES } from "../../src/emulator/index.js";
+import { PROFILE_NAMES, type ProfileName } from "../../src/emulator/index.js";
 import { writeMark } from "../../src/owner-mark.js";
 import { EXAMPLES } from "../support/paths.js";
-import { openServer } from "../support/test-server.js";
+import { type OnFinished, openServer } from "../support/test-server.js";
 import { temporaryDirectory } from "../support/work-dir.js";
 
 const OWNERS = join(EXAMPLES, "owners");
+
+/**
+ * A server whose project 1 the two example owners share (data-platform's GeoIP, web's Property
+ * Filter, Legacy S3 unmarked), and the ids of its records by name.
+ */
+async function withBothOwners(onTestFinished: OnFinished, profile: ProfileName) {
+  const server = await openServer(onTestFinished, profile);
+  for (const file of ["data-platform.yaml", "web.yaml"]) {
+    const run = await server.run(["apply", "-f", join(OWNERS, file), "--auto-approve"]);
+    expect(run.code, run.stderr).toBe(0);
+  }
+  const listed = await server.list(1, "plugin_configs");
+  return { server, idOf: (name: string) => listed.find((record) => record.name === name)?.id };
+}
 
 // Several CLI runs per test: generous under a loaded machine, seconds when it is not.
 describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", { timeout: 90_000 }, (profile) => {
@@ -113,13 +127,7 @@ describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", { timeout: 90_000 }
   it("warns of mixed marks, naming each owner and its records, and writes no owner:", async ({
     onTestFinished,
   }) => {
-    const server = await openServer(onTestFinished, profile);
-    for (const file of ["data-platform.yaml", "web.yaml"]) {
-      const run = await server.run(["apply", "-f", join(OWNERS, file), "--auto-approve"]);
-      expect(run.code, run.stderr).toBe(0);
-    }
-    const listed = await server.list(1, "plugin_configs");
-    const idOf = (name: string) => listed.find((record) => record.name === name)?.id;
+    const { server, idOf } = await withBothOwners(onTestFinished, profile);
     const exported = await server.run(["export", "--project", "1", "--family", "plugin_configs"]);
     expect(exported.code, exported.stderr).toBe(0);
     const warning = exported.stderr.split("\n").find((line) => line.includes("different owner marks")) ?? "";
@@ -137,13 +145,7 @@ describe.concurrent.each(PROFILE_NAMES)("owner marks on %s", { timeout: 90_000 }
   it("exported with mixed marks into a file that names its owner, says what a plan does with each record", async ({
     onTestFinished,
   }) => {
-    const server = await openServer(onTestFinished, profile);
-    for (const file of ["data-platform.yaml", "web.yaml"]) {
-      const run = await server.run(["apply", "-f", join(OWNERS, file), "--auto-approve"]);
-      expect(run.code, run.stderr).toBe(0);
-    }
-    const listed = await server.list(1, "plugin_configs");
-    const idOf = (name: string) => listed.find((record) => record.name === name)?.id;
+    const { server, idOf } = await withBothOwners(onTestFinished, profile);
     const { path: dir, remove } = await temporaryDirectory();
     onTestFinished(remove);
     const owned = join(dir, "owned.yaml");
