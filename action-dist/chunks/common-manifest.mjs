@@ -186,9 +186,18 @@ function sameName(a, b) {
 }
 /** The longest name a manifest's schema takes (schemas/manifest.schema.json), in characters. */
 const MAX_NAME_LENGTH = 400;
-/** A C0 control character or DEL: a manifest's names are one line of printable text. */
-function isControlCharacter(code) {
-	return code < 32 || code === 127;
+/**
+* The first C0 control character or DEL in `text` (a manifest's names are one line of printable
+* text), as messages name it: `U+0009 at character 4`; undefined when there is none.
+*/
+function controlCharacterIn(text) {
+	const characters = [...text];
+	const index = characters.findIndex((character) => {
+		const code = character.codePointAt(0) ?? 0;
+		return code < 32 || code === 127;
+	});
+	if (index < 0) return void 0;
+	return `U+${((characters[index] ?? "").codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1}`;
 }
 /**
 * Why a manifest cannot hold `name` as a config's name (the schema's rule: not empty, no control
@@ -196,11 +205,10 @@ function isControlCharacter(code) {
 */
 function unmanifestableName(name) {
 	if (name === "") return "is empty";
-	const characters = [...name];
-	if (characters.length > MAX_NAME_LENGTH) return `is ${characters.length} characters long, more than the ${MAX_NAME_LENGTH} a manifest's name may be`;
-	const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
-	if (index < 0) return void 0;
-	return `holds a control character (U+${((characters[index] ?? "").codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1})`;
+	const length = [...name].length;
+	if (length > MAX_NAME_LENGTH) return `is ${length} characters long, more than the ${MAX_NAME_LENGTH} a manifest's name may be`;
+	const control = controlCharacterIn(name);
+	return control === void 0 ? void 0 : `holds a control character (${control})`;
 }
 /** How two different names that share a look-alike key differ, in words for the plan. */
 function describeLookAlike(from, to) {
@@ -10004,9 +10012,8 @@ const TYPE_WORDS = {
 };
 function describePatternError(label, field, actual, ofWave) {
 	if (field === "name" && ofWave) return `${label} must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got ${describeValue(actual)}`;
-	const characters = typeof actual === "string" ? [...actual] : [];
-	const index = characters.findIndex((character) => isControlCharacter(character.codePointAt(0) ?? 0));
-	if (field === "name" && index >= 0) return `${label} contains a control character (U+${((characters[index] ?? "").codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1}); names are one line of printable text`;
+	const control = field === "name" && typeof actual === "string" ? controlCharacterIn(actual) : void 0;
+	if (control !== void 0) return `${label} contains a control character (${control}); names are one line of printable text`;
 	if (field === "base_url") return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
 	if (typeof field === "string" && field.endsWith("_env")) return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
 	if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;

@@ -3,7 +3,7 @@ import { o as __toESM } from "./rolldown-runtime.mjs";
 import { a as shellWord, i as haltWords, t as RunError } from "./run-error.mjs";
 import { G as readBoundedText, I as formatDuration, V as precompiledValidator, W as parseJson, g as configFingerprint, v as manifestFingerprint } from "./common-manifest.mjs";
 import { a as regularFilesIn, r as JournalFile, t as JournalLock } from "./journal-lock.mjs";
-import { A as projectsWritten, k as resolveSilently } from "./common-service.mjs";
+import { A as resolveSilently, j as projectsWritten } from "./common-service.mjs";
 import { D as isInputError, E as InputError } from "./common-program.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { dirname, join, relative, resolve } from "node:path";

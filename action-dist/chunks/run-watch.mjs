@@ -6,7 +6,7 @@ import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerp
 import { a as driftCount, c as pruneHealJournals, l as removeIfHealWroteNothing, n as formatAddress, o as formatCycleLine, s as totalsOf, t as monotonicNow } from "./monotonic-clock.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { n as selectFamilies, t as require_prom_client } from "./prom-client.mjs";
-import { Bt as summarizePlan, D as narrowDesiredState, O as planManifest, R as describeGuard, bt as setLongTimeout, vt as parseBaseUrl } from "./common-service.mjs";
+import { O as narrowDesiredState, Vt as summarizePlan, k as planManifest, xt as setLongTimeout, yt as parseBaseUrl, z as describeGuard } from "./common-service.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
@@ -583,7 +583,7 @@ var CycleRunner = class {
 			if (printed !== this.#printedDiagnostics) printDiagnostics(result, io);
 			this.#printedDiagnostics = printed;
 			if (result.errors.length > 0 || result.value === void 0) return endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false);
-			const moved = this.#settings.manifestServer === void 0 ? void 0 : this.#serverMoved(result.value);
+			const moved = this.#settings.serverFromManifest === true ? this.#serverMoved(result.value) : void 0;
 			if (moved !== void 0) return endedEarly("failed", [moved], true);
 			let narrowed;
 			try {
@@ -1051,7 +1051,7 @@ async function runWatch(settings, parts, io) {
 		secrets: io.secrets
 	});
 	const stop = new AbortController();
-	const { client, manifestServer } = await parts.createClient(stop.signal, metrics);
+	const { client, serverFromManifest } = await parts.createClient(stop.signal, metrics);
 	const recorder = new CycleRecorder(metrics);
 	const flags = settings.manifest;
 	const inputs = runInputs(flags, { manifests: true });
@@ -1067,7 +1067,7 @@ async function runWatch(settings, parts, io) {
 	const runner = new CycleRunner({
 		...settings,
 		client,
-		manifestServer,
+		serverFromManifest,
 		inputs,
 		io,
 		signal: stop.signal,

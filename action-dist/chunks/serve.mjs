@@ -2,7 +2,7 @@
 import { a as DataFileError, i as parseLogErrorFault, n as MAX_LOG_RATE, r as DEFAULT_LATE_WRITE_MS, t as startEmulator } from "./emulator.mjs";
 import { n as abortOnStopSignal } from "./early-signals.mjs";
 import { E as InputError, n as newCommand } from "./common-program.mjs";
-import { q as describeFileError } from "./common-service.mjs";
+import { J as describeFileError } from "./common-service.mjs";
 import { n as PROFILE_NAMES } from "./types.mjs";
 import { a as collect } from "./common-manifest.mjs";
 import { resolve } from "node:path";

@@ -4,7 +4,7 @@ import { R as parseDuration, a as collect, h as runInputs, l as parseFlag, m as 
 import { i as LOG_FORMATS, r as parseListen, t as monotonicNow } from "./monotonic-clock.mjs";
 import { t as checkMetricsFile } from "./metrics-file.mjs";
 import { n as WEBHOOK_DEFAULTS, r as WEBHOOK_FORMATS, t as createWebhookSender } from "./webhooks.mjs";
-import { S as createRuleOf, T as manifestServer, a as scopeOf, i as planSettingsOf, n as addScopeOptions, v as addConnectionOptions, w as parseSecondsFlag, x as createClientFromFlags, y as addSettleTimeoutOption } from "./common-service.mjs";
+import { E as manifestServer, S as createRuleOf, T as baseUrlGiven, a as scopeOf, i as planSettingsOf, n as addScopeOptions, v as addConnectionOptions, w as parseSecondsFlag, x as createClientFromFlags, y as addSettleTimeoutOption } from "./common-service.mjs";
 import { c as takeEarlyHangUp } from "./early-signals.mjs";
 // dist/src/cli/commands/watch.js
 /** Shorter intervals would hammer the service; tests and demos use seconds. */
@@ -89,7 +89,7 @@ Examples:
 			webhooks,
 			earlyHangUp: takeEarlyHangUp,
 			createClient: async (signal, metrics) => {
-				const fromManifest = flags.baseUrl === void 0 && (io.env.PCSYNC_BASE_URL ?? "") === "";
+				const fromManifest = !baseUrlGiven(flags, io);
 				const loaded = await loadManifest(flags, io).catch((error) => {
 					if (fromManifest) throw error;
 				});
@@ -110,7 +110,7 @@ Examples:
 							metrics.progress.lastAttemptAt = monotonicNow();
 						}
 					}),
-					manifestServer: fromManifest ? fallback.baseUrl : void 0
+					serverFromManifest: fromManifest
 				};
 			}
 		}, io));
