@@ -34,6 +34,8 @@ export interface ApplyOptions {
   journal?: WriteJournal | undefined;
   /** How a create whose POST failed is settled (--settle-timeout, --treat-5xx-as-in-flight). */
   create?: CreateRule | undefined;
+  /** Ids of the records an interrupted run this one resumes created: this run's own. */
+  createdBefore?: Iterable<number> | undefined;
 }
 
 export async function applyPlan(
@@ -47,7 +49,7 @@ export async function applyPlan(
     current,
     options,
     rearrange: { unusable: false },
-    createdIds: new Set(),
+    createdIds: new Set(options.createdBefore),
     progress: (outcome) => options.onProgress?.(++finished, total, outcome),
   };
   const total = plan.changes.length + plan.reorders.length;

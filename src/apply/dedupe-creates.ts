@@ -225,17 +225,49 @@ async function unlistedCreate(
     if (record.deleted === true) continue;
     const plugin = change.fields.plugin?.to;
     const why = `the service made it but lists it among the ${listing} of project ${project}, not the ${family}: ${typeof plugin === "number" ? `plugin ${plugin}` : "its plugin"} is not a frontend app (only a frontend app's config is one of the ${family})`;
-    const failure = await deleteCopies(client, { ...input, family: listing }, [ownId]);
+    // A run of this apply killed before it took its own record back (and now resumed) left one
+    // there: this run's records of the config in that list go too.
+    const earlier = await earlierRecordsOfRun(client, input, change, listing, ownId);
+    const failure = await deleteCopies(client, { ...input, family: listing }, [ownId, ...earlier]);
+    const also =
+      earlier.length > 0
+        ? ` (with record ${earlier.join(", ")}, which an interrupted run of this apply made)`
+        : "";
     return {
       ...outcome,
       status: "failed",
       message:
         failure === undefined
-          ? `${why}; it was deleted again, so that no copy of it is left behind: manage this config under ${listing}`
-          : `${why}; deleting it again failed: ${describeError(failure.error)}; delete record ${ownId} under ${listing}, and manage this config there`,
+          ? `${why}; it was deleted again${also}, so that no copy of it is left behind: manage this config under ${listing}`
+          : `${why}; deleting it again failed: ${describeError(failure.error)}; delete record ${[ownId, ...earlier].join(", ")} under ${listing}, and manage this config there`,
     };
   }
   return undefined;
+}
+
+/**
+ * The records of the create's config in `listing` that this run made before, other than `ownId`:
+ * only a resumed run knows of any (those its interrupted part made). None when the list cannot be
+ * read: the create's own record is taken back all the same.
+ */
+async function earlierRecordsOfRun(
+  client: ApiClient,
+  input: DedupeInput,
+  change: PlannedChange,
+  listing: FamilyName,
+  ownId: number,
+): Promise<number[]> {
+  const mine = [...input.createdByRun].filter((id) => id !== ownId);
+  if (mine.length === 0) return [];
+  try {
+    const { records } = await new FamilyReader(client, input.project, listing).read(client.now());
+    return records
+      .filter((record) => mine.includes(record.id) && record.deleted !== true && isOfConfig(change, record))
+      .map((record) => record.id)
+      .sort((a, b) => a - b);
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import type { RunInput } from "../files/output-target.js";
 import { pluginDefaults } from "../filled-defaults.js";
 import { InputError } from "../input-error.js";
 import { familiesTouchedBy } from "../plan/check-stale.js";
-import { recordKey } from "../plan/fingerprint.js";
+import { projectRecordKey } from "../plan/fingerprint.js";
 import { serializePlan } from "../plan/plan-file.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { locateSecrets, type SecretRegistry } from "../redact.js";
@@ -86,8 +86,8 @@ export class ApplyJournal implements WriteJournal {
     private readonly secrets: SecretRegistry,
   ) {
     this.#seq = lastSeq;
-    for (const { project, family, records } of current.families)
-      for (const record of records) this.#images.set(recordKey(project, family, record.id), imageOf(record));
+    for (const { project, records } of current.families)
+      for (const record of records) this.#images.set(projectRecordKey(project, record.id), imageOf(record));
   }
 
   /** Creates the journal of a new run and writes its header (on disk before anything else). */
@@ -145,7 +145,7 @@ export class ApplyJournal implements WriteJournal {
     const ids = sentTo(intent).map(([id]) => id);
     const before: RecordImage[] = [];
     for (const id of ids) {
-      const image = this.#images.get(recordKey(project, family, id));
+      const image = this.#images.get(projectRecordKey(project, id));
       if (image) before.push(image);
     }
     const entry: JournalEntry = { type: "intent", seq, ...intent, before };
@@ -166,8 +166,7 @@ export class ApplyJournal implements WriteJournal {
       const records = outcome.records
         .filter((record) => wanted === undefined || wanted.has(record.id))
         .map(imageOf);
-      for (const image of records)
-        this.#images.set(recordKey(pending.project, pending.family, image.id), image);
+      for (const image of records) this.#images.set(projectRecordKey(pending.project, image.id), image);
       // The answer as the server gave it, unless it would hold the key: then the intent says enough.
       if (locateSecrets(records, this.secrets).length === 0) entry.records = records;
       // What a server that shows the plugin's own name or description for an empty one shows: a

@@ -8,7 +8,7 @@ import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
 import { mapConcurrent } from "../map-concurrent.js";
-import { recordKey } from "../plan/fingerprint.js";
+import { projectRecordKey } from "../plan/fingerprint.js";
 import type { CurrentState, FieldValue } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import {
@@ -83,15 +83,28 @@ function addCandidate(record: TouchedRecord, field: WritableField, value: FieldV
   record.after.set(field, values);
 }
 
+/** The ids of the records the journal's run created (answered creates). */
+export function idsCreatedBy(journal: Journal): number[] {
+  return journal.intents.flatMap((intent) => {
+    const made = intent.op === "create" ? journal.outcomes.get(intent.seq) : undefined;
+    return made?.status === "done" && made.records?.[0] !== undefined ? [made.records[0].id] : [];
+  });
+}
+
 export function replayJournal(journal: Journal): Replay {
   const records = new Map<string, TouchedRecord>();
   const lostCreates: LostCreate[] = [];
   const lineOf = (intent: IntentEntry) => journal.intentLines.get(intent.seq) ?? 0;
 
+  // One record per id of a project (ids are unique across its families): a record the run made in
+  // one family and then wrote through another (posthog-2024 keeps a config asked of the frontend
+  // apps under plugin_configs when its plugin is not one, and the run deletes it there) is one
+  // record, handled where the run last wrote it.
   const touch = (intent: IntentEntry, id: number): TouchedRecord => {
-    const key = recordKey(intent.project, intent.family, id);
+    const key = projectRecordKey(intent.project, id);
     let record = records.get(key);
-    if (!record) {
+    if (record) record.family = intent.family;
+    else {
       const before = intent.before.find((image) => image.id === id) ?? null;
       record = {
         project: intent.project,

@@ -8,7 +8,7 @@ import { markProblem, showsChange } from "../apply/write-mark.js";
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS } from "../families.js";
 import { listMayShow } from "../family-lists.js";
 import { showsStored } from "../plan/compare-fields.js";
-import { fingerprintMembership } from "../plan/fingerprint.js";
+import { fingerprintMembership, projectRecordKey } from "../plan/fingerprint.js";
 import { summarizePlan } from "../plan/plan-file.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -37,16 +37,11 @@ function onlyTheRunChanged(touched: TouchedRecord, record: PluginConfigRecord): 
   });
 }
 
-/** Ids are unique across a project's families; on some servers one list shows another's records. */
-function projectKey(project: string, id: number): string {
-  return `${project}\u0000${id}`;
-}
-
 export function planResume(plan: Plan, replay: Replay, current: CurrentState): ResumeResult {
   const runCreated = new Set<string>();
   const touchedById = new Map<string, TouchedRecord>();
   for (const touched of replay.records.values())
-    touchedById.set(projectKey(touched.project, touched.id), touched);
+    touchedById.set(projectRecordKey(touched.project, touched.id), touched);
   // A record is a lost create's as the rollback finds one (isRecordOfCreate: its name as the service
   // keeps it, and its plugin), in its family's list or one that shows that family's records: never
   // a record of another family that only shares its name.
@@ -63,10 +58,10 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
   const unwritten: CurrentFamily[] = current.families.map(({ project, family, records }) => {
     const kept: PluginConfigRecord[] = [];
     for (const record of records) {
-      const touched = touchedById.get(projectKey(project, record.id));
+      const touched = touchedById.get(projectRecordKey(project, record.id));
       const lost = touched === undefined && isLostCreate(project, family, record);
       if ((touched && touched.before === null) || lost) {
-        runCreated.add(projectKey(project, record.id));
+        runCreated.add(projectRecordKey(project, record.id));
         continue;
       }
       if (touched?.before && onlyTheRunChanged(touched, record))
@@ -108,7 +103,8 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     if (change.action === "create") {
       const create = { name: change.name, plugin: change.fields.plugin?.to };
       return records.some(
-        (record) => isRecordOfCreate(create, record) && runCreated.has(projectKey(change.project, record.id)),
+        (record) =>
+          isRecordOfCreate(create, record) && runCreated.has(projectRecordKey(change.project, record.id)),
       );
     }
     const record = records.find((candidate) => candidate.id === change.id);
@@ -121,7 +117,7 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
           showsChange(change, field, record) ||
           (change.mark === undefined &&
             showsPluginText(
-              touchedById.get(projectKey(change.project, record.id)),
+              touchedById.get(projectRecordKey(change.project, record.id)),
               field,
               change.fields[field]?.to,
               record,

@@ -22,3 +22,8 @@ export function fingerprintMembership(records: readonly PluginConfigRecord[]): s
 export function recordKey(project: string, family: string, id: number): string {
   return `${project}/${family}/${id}`;
 }
+
+/** A record by its id alone: ids are unique across a project's families, and some lists show another's records. */
+export function projectRecordKey(project: string, id: number): string {
+  return `${project}\u0000${id}`;
+}

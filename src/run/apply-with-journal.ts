@@ -15,6 +15,7 @@ import {
 import { JournalFile } from "../journal/journal-file.js";
 import type { Journal } from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
+import { idsCreatedBy } from "../journal/replay-journal.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
 
@@ -86,7 +87,8 @@ export async function applyWithJournal(
     options.beforeWrites?.();
     let report: ApplyReport | undefined;
     try {
-      report = await applyPlan(client, plan, state, { ...options.apply, journal });
+      const createdBefore = options.resumed && idsCreatedBy(options.resumed);
+      report = await applyPlan(client, plan, state, { ...options.apply, journal, createdBefore });
     } finally {
       await journal?.finish(report);
     }

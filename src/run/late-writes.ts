@@ -72,7 +72,12 @@ export function createShown(intent: IntentEntry, state: CurrentState): boolean {
 }
 
 function describeWrite(intent: IntentEntry): string {
-  const what = intent.op === "rearrange" ? "rearrange" : `${intent.op} "${intent.name ?? ""}"`;
+  const what =
+    intent.op === "rearrange"
+      ? "rearrange"
+      : intent.name !== null
+        ? `${intent.op} "${intent.name}"`
+        : `${intent.op} of record ${intent.id ?? "?"}`;
   return `${what} in project ${intent.project} ${intent.family}`;
 }
 

@@ -4,10 +4,12 @@
 // config back).
 
 import { readdir } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
-import { runBuiltCli } from "../support/cli.js";
+import { runBuiltCli, spawnCli } from "../support/cli.js";
 import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 const KEY = "phx_same_name_0123456789abcdef0123";
@@ -182,4 +184,105 @@ describe("the same wrong-family config, when every POST commits and is answered 
       emulator.snapshot().records.filter((record) => record.name === "Committed Twice" && !record.deleted),
     ).toEqual([]);
   }, 120_000);
+});
+
+describe("the same wrong-family config, its apply killed -9 before it took the record back (posthog-2024)", () => {
+  // A proxy in front of the emulator holds the first clean-up (the PATCH that deletes the record
+  // under plugin_configs) unanswered, and the apply is killed while it waits.
+  async function killedBeforeTakingBack() {
+    const emulator = await startEmulator({
+      profile: "posthog-2024",
+      keys: [{ key: KEY, scopes: null, projects: "*" }],
+    });
+    let holding = true;
+    let held: () => void = () => {};
+    const heldNow = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const proxy = createServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      if (holding && request.method === "PATCH" && body.toString().includes('"deleted":true')) {
+        held();
+        return; // never answered
+      }
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => name !== "host" && name !== "connection"),
+      ) as Record<string, string>;
+      const answer = await fetch(`${emulator.url}${request.url}`, {
+        method: request.method ?? "GET",
+        headers,
+        ...(body.length > 0 ? { body } : {}),
+      });
+      response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
+      response.end(Buffer.from(await answer.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const directory = await temporaryDirectory();
+    cleanup.push(
+      () => emulator.close(),
+      () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+      async () => proxy.closeAllConnections(),
+      () => directory.remove(),
+    );
+    // Every wait for a killed run's writes at 1/20 (PCSYNC_TIME_SCALE).
+    const env = { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: url, PCSYNC_TIME_SCALE: "0.05" };
+    const pcsync = (...args: string[]) => runBuiltCli(args, { env, cwd: directory.path });
+    const file = await writeManifest(
+      directory.path,
+      [
+        "version: 1",
+        "projects:",
+        '  "3":',
+        "    pipeline_frontend_apps_configs:",
+        "      configs:",
+        "        - { name: Wrong Family, plugin: 1, enabled: true }",
+      ].join("\n"),
+    );
+    const planned = await pcsync("plan", "-f", file, "--out", "plan.json");
+    expect(planned.code, planned.stderr).toBe(0);
+    const killed = spawnCli(["apply", "--plan", "plan.json", "--journal", "run.jsonl"], {
+      env,
+      cwd: directory.path,
+    });
+    await heldNow;
+    killed.child.kill("SIGKILL");
+    await killed.done;
+    holding = false;
+    const live = () =>
+      emulator
+        .snapshot()
+        .records.filter((record) => record.name === "Wrong Family" && !record.deleted)
+        .map((record) => record.id);
+    expect(live()).toHaveLength(1);
+    return { pcsync, live };
+  }
+
+  it("is taken back by the resume, which fails the create as the apply would have", async () => {
+    const { pcsync, live } = await killedBeforeTakingBack();
+    const [made] = live();
+    const resumed = await pcsync("apply", "--plan", "plan.json", "--resume", "--journal", "run.jsonl");
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(resumed.stdout + resumed.stderr).toContain(
+      `it was deleted again (with record ${made}, which an interrupted run of this apply made), so that no copy of it is left behind: manage this config under plugin_configs`,
+    );
+    expect(live()).toEqual([]);
+    // The whole journal, resume included, leaves nothing to undo.
+    const rolledBack = await pcsync("rollback", "--journal", "run.jsonl", "--auto-approve");
+    expect(rolledBack.code, rolledBack.stderr).toBe(0);
+    expect(live()).toEqual([]);
+  });
+
+  it("is deleted by a rollback of the killed run, without --force", async () => {
+    const { pcsync, live } = await killedBeforeTakingBack();
+    const [made] = live();
+    const rolledBack = await pcsync("rollback", "--journal", "run.jsonl", "--auto-approve");
+    expect(rolledBack.code, rolledBack.stdout + rolledBack.stderr).toBe(0);
+    // The write the kill left unanswered is named by its record, which has no name in the journal.
+    expect(rolledBack.stderr).toContain(`(copy of record ${made} in project 3 plugin_configs)`);
+    expect(rolledBack.stdout).toContain(`delete "Wrong Family" (id ${made})`);
+    expect(live()).toEqual([]);
+  });
 });
