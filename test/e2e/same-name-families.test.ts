@@ -98,6 +98,16 @@ describe.each(PROFILE_NAMES)("a plugin config named like a frontend app (%s)", (
   });
 });
 
+/** A config of plugin 1 (not a frontend app) asked of pipeline_frontend_apps_configs. */
+const WRONG_FAMILY = [
+  "version: 1",
+  "projects:",
+  '  "3":',
+  "    pipeline_frontend_apps_configs:",
+  "      configs:",
+  "        - { name: Wrong Family, plugin: 1, enabled: true }",
+].join("\n");
+
 describe("a config of a plugin that is not a frontend app, asked of pipeline_frontend_apps_configs on posthog-2024", () => {
   it("fails its create, leaves no record behind, and makes none on the next apply or heal", async () => {
     // posthog-2024 keeps such a config and lists it under plugin_configs only: no plan would see it
@@ -118,17 +128,7 @@ describe("a config of a plugin that is not a frontend app, asked of pipeline_fro
       });
     const live = () =>
       emulator.snapshot().records.filter((record) => record.name === "Wrong Family" && !record.deleted);
-    const file = await writeManifest(
-      directory.path,
-      [
-        "version: 1",
-        "projects:",
-        '  "3":',
-        "    pipeline_frontend_apps_configs:",
-        "      configs:",
-        "        - { name: Wrong Family, plugin: 1, enabled: true }",
-      ].join("\n"),
-    );
+    const file = await writeManifest(directory.path, WRONG_FAMILY);
     for (const run of [
       ["apply", "-f", file, "--auto-approve"],
       ["apply", "-f", file, "--auto-approve"],
@@ -230,17 +230,7 @@ describe("the same wrong-family config, its apply killed -9 before it took the r
     // Every wait for a killed run's writes at 1/20 (PCSYNC_TIME_SCALE).
     const env = { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: url, PCSYNC_TIME_SCALE: "0.05" };
     const pcsync = (...args: string[]) => runBuiltCli(args, { env, cwd: directory.path });
-    const file = await writeManifest(
-      directory.path,
-      [
-        "version: 1",
-        "projects:",
-        '  "3":',
-        "    pipeline_frontend_apps_configs:",
-        "      configs:",
-        "        - { name: Wrong Family, plugin: 1, enabled: true }",
-      ].join("\n"),
-    );
+    const file = await writeManifest(directory.path, WRONG_FAMILY);
     const planned = await pcsync("plan", "-f", file, "--out", "plan.json");
     expect(planned.code, planned.stderr).toBe(0);
     const killed = spawnCli(["apply", "--plan", "plan.json", "--journal", "run.jsonl"], {
