@@ -68,13 +68,12 @@ export class SlidingWindowLimiter {
   private readonly history = new Map<string, number[]>();
 
   constructor({ perMinute, perHour }: NonNullable<FaultOptions["rateLimit"]>) {
-    const windows = [
+    this.windows = [
       ...(perMinute === undefined ? [] : [{ limit: perMinute, ms: 60_000 }]),
       ...(perHour === undefined ? [] : [{ limit: perHour, ms: 3_600_000 }]),
     ];
-    this.windows = windows;
-    // bounded-spread: at most the two windows above.
-    this.longestMs = Math.max(0, ...windows.map((window) => window.ms));
+    // The windows are listed shortest first.
+    this.longestMs = this.windows.at(-1)?.ms ?? 0;
   }
 
   /**
@@ -90,16 +89,13 @@ export class SlidingWindowLimiter {
       if (inWindow.length < window.limit) continue;
       // This many must expire before one more fits; the last of them sets the wait.
       const mustExpire = inWindow.length - window.limit + 1;
-      const freeingTime = inWindow[mustExpire - 1];
-      if (freeingTime !== undefined) waitMs = Math.max(waitMs, freeingTime + window.ms - nowMs);
-      else waitMs = Math.max(waitMs, window.ms); // a limit of 0 never frees up
+      // A limit of 0 never frees up: the wait is the whole window.
+      const freeingTime = inWindow[mustExpire - 1] ?? nowMs;
+      waitMs = Math.max(waitMs, freeingTime + window.ms - nowMs);
     }
-    if (waitMs > 0) {
-      this.history.set(key, times);
-      return Math.max(1, Math.ceil(waitMs / 1000));
-    }
-    times.push(nowMs);
     this.history.set(key, times);
+    if (waitMs > 0) return Math.max(1, Math.ceil(waitMs / 1000));
+    times.push(nowMs);
     return undefined;
   }
 }
@@ -108,7 +104,8 @@ export class FaultInjector {
   /** The settings as configured; the log stream reads `logErrors` on every logs request. */
   options: Readonly<FaultOptions> = {};
   private random: Random = Math.random;
-  private limiter = new SlidingWindowLimiter({});
+  /** Seconds a key must wait (`take`), or undefined when the request is within its limits. */
+  limiter = new SlidingWindowLimiter({});
 
   constructor(faults: FaultOptions = {}) {
     this.configure(faults);
@@ -143,11 +140,6 @@ export class FaultInjector {
   lateWriteDelayMs(method: string): number {
     if (!WRITE_METHODS.has(method) || !this.roll("lateWriteRate")) return 0;
     return this.options.lateWriteMs ?? DEFAULT_LATE_WRITE_MS;
-  }
-
-  /** Seconds the key must wait, or undefined when the request is within its limits. */
-  throttle(key: string, nowMs: number): number | undefined {
-    return this.limiter.take(key, nowMs);
   }
 }
 

@@ -79,6 +79,11 @@ function renderFor(context: HandlerContext, record: StoredRecord, as: "single" |
   return renderRecord(record, context.store.plugin(record.plugin), context.profile, as);
 }
 
+/** Records as the items of a list or rearrange response. */
+function renderCollection(context: HandlerContext, records: readonly StoredRecord[]) {
+  return records.map((record) => renderFor(context, record, "collection"));
+}
+
 function readChanges(context: HandlerContext, partial: boolean) {
   return readRecordChanges(context.body, partial, context.profile, (id) => !!context.store.plugin(id));
 }
@@ -95,10 +100,7 @@ const listRecords: Handler = (context) => {
   const page = parsePageRequest(context.requestUrl.searchParams);
   const { projectId, family } = familyScope(context);
   const listed = paginate(context.store.listFamily(projectId, family), page, context.requestUrl);
-  return json(200, {
-    ...listed,
-    results: listed.results.map((record) => renderFor(context, record, "collection")),
-  });
+  return json(200, { ...listed, results: renderCollection(context, listed.results) });
 };
 
 const createRecord: Handler = (context) => {
@@ -258,12 +260,8 @@ function rearrangeByPlugin(context: HandlerContext): StoredRecord[] {
 }
 
 const rearrangeRecords: Handler = (context) => {
-  const byPlugin = context.profile.rearrangeKeyedBy === "plugin";
-  const records = byPlugin ? rearrangeByPlugin(context) : rearrangeByConfig(context);
-  return json(
-    200,
-    records.map((record) => renderFor(context, record, "collection")),
-  );
+  const rearrange = context.profile.rearrangeKeyedBy === "plugin" ? rearrangeByPlugin : rearrangeByConfig;
+  return json(200, renderCollection(context, rearrange(context)));
 };
 
 /** An operation of the service: its handler, the scope a key needs, the body it reads. */

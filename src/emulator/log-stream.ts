@@ -45,12 +45,6 @@ function matchesContent(content: LogContent, filter: LogFilter): boolean {
   );
 }
 
-/** Entries per minute as whole milliseconds between entries (a rate of 7 logs every 8571 ms). */
-export function logIntervalMs(ratePerMinute: number): number | undefined {
-  if (!(ratePerMinute > 0)) return undefined;
-  return Math.max(1, Math.round(60_000 / Math.min(ratePerMinute, MAX_LOG_RATE)));
-}
-
 type LogContent = Pick<LogEntry, "type" | "message">;
 
 // A 32-bit integer hash (lowbias32): the same input gives the same entry on every run and machine.
@@ -112,10 +106,6 @@ function isErrorPosition(position: number, errorsPerPeriod: number): boolean {
   );
 }
 
-function modulo(value: number, divisor: number): number {
-  return ((value % divisor) + divisor) % divisor;
-}
-
 /** A range of entry indices whose contents repeat: entry k shows table[(k - base) mod PERIOD]. */
 class Segment {
   private readonly positions: number[] = [];
@@ -159,7 +149,8 @@ class Segment {
   }
 
   contentAt(k: number): LogContent {
-    return this.table(modulo(k - this.base, PERIOD));
+    // k may lie below base (a rotated pattern starts before entry 0): the remainder made non-negative.
+    return this.table((((k - this.base) % PERIOD) + PERIOD) % PERIOD);
   }
 }
 
@@ -183,14 +174,12 @@ export class SynthesizedLog {
   readonly count: number;
   private readonly segments: readonly Segment[];
   private readonly createdMs: number;
-  private readonly intervalMs: number;
 
   constructor(
     private readonly source: LogStreamSource,
     filter: LogFilter,
   ) {
     const { record, intervalMs, nowMs } = source;
-    this.intervalMs = intervalMs;
     this.createdMs = Date.parse(record.created_at);
     const firstAfter = (ms: number) => Math.floor((ms - this.createdMs) / intervalMs) + 1;
     let lo = source.sinceCreation === true ? 1 : Math.max(1, firstAfter(nowMs - LOG_WINDOW_MS));
@@ -241,11 +230,12 @@ export class SynthesizedLog {
   countBefore(entry: LogEntry): number {
     const ms = Date.parse(entry.timestamp);
     const sinceCreation = ms - this.createdMs;
-    const newer = Math.floor(sinceCreation / this.intervalMs) + 1;
+    const { intervalMs } = this.source;
+    const newer = Math.floor(sinceCreation / intervalMs) + 1;
     let before = 0;
     for (const segment of this.segments) before += segment.count(newer, segment.hi);
-    if (sinceCreation % this.intervalMs === 0) {
-      const same = sinceCreation / this.intervalMs;
+    if (sinceCreation % intervalMs === 0) {
+      const same = sinceCreation / intervalMs;
       // The entry made at that very instant, if it matches: it sorts before when its id is greater.
       const segment = this.segments.find((candidate) => candidate.count(same, same) > 0);
       if (segment && compareLogEntries(this.entry(same, segment.contentAt(same)), entry) < 0) before += 1;
@@ -262,7 +252,7 @@ export class SynthesizedLog {
       team_id: record.project,
       plugin_id: record.plugin,
       plugin_config_id: record.id,
-      timestamp: new Date(this.createdMs + k * this.intervalMs).toISOString(),
+      timestamp: new Date(this.createdMs + k * this.source.intervalMs).toISOString(),
       source: "PLUGIN",
       type: content.type,
       message: content.message,
@@ -318,7 +308,9 @@ export class LogStream {
     private readonly profile: ProfileBehaviour,
     private readonly now: () => number = Date.now,
   ) {
-    this.intervalMs = logIntervalMs(ratePerMinute);
+    // Whole milliseconds between entries (a rate of 7 logs every 8571 ms); none at a rate of 0.
+    this.intervalMs =
+      ratePerMinute > 0 ? Math.max(1, Math.round(60_000 / Math.min(ratePerMinute, MAX_LOG_RATE))) : undefined;
   }
 
   /**

@@ -71,7 +71,7 @@ async function processRequest(
 
   const route = matchRoute(method, target);
   const key = authenticate(request.headers.authorization, store.data.keys);
-  const wait = faults.throttle(key.key, Date.now());
+  const wait = faults.limiter.take(key.key, Date.now());
   if (wait !== undefined) throw throttled(wait, profile.retryAfterHeader);
   if (route.kind === "wrong-method") throw methodNotAllowed(method, route.allowed);
   const { operation, params } = route;
@@ -82,17 +82,13 @@ async function processRequest(
   const formBodies = profile.acceptsFormBodies && operation.body === "form";
   const body = operation.body === undefined ? undefined : parseRequestBody(rawBody, contentType, formBodies);
   const host = request.headers.host;
-  const requestUrl = new URL(
-    `http://${host !== undefined && PLAIN_HOST.test(host) ? host : deps.ownHost()}${target}`,
-  );
+  const origin = host !== undefined && PLAIN_HOST.test(host) ? host : deps.ownHost();
+  const requestUrl = capPageSize(new URL(`http://${origin}${target}`), faults.options.maxPageSize);
 
   let result: HandlerResult;
   try {
-    const context = { store, profile, key, project, params, body, logStream: deps.logStream };
-    result = operation.handle({
-      ...context,
-      requestUrl: capPageSize(requestUrl, faults.options.maxPageSize),
-    });
+    const { logStream } = deps;
+    result = operation.handle({ store, profile, key, project, params, body, requestUrl, logStream });
   } finally {
     // Every answer waits until the state it shows is durable: a write's own change, and for a read
     // the writes of others it saw, which may still be in a commit. Also after a failure: a
