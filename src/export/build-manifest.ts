@@ -58,7 +58,6 @@ export interface ExportResult {
   project: string;
   families: ExportedFamily[];
   warnings: string[];
-  configCount: number;
   marks: ExportedMark[];
 }
 
@@ -214,7 +213,6 @@ export function buildManifest(input: ExportInput): ExportResult {
     project: input.project,
     families,
     warnings: [...new Set(warnings)],
-    configCount: families.reduce((total, family) => total + family.configs.length, 0),
     marks,
   };
 }
@@ -312,19 +310,17 @@ export function ownerWarningIn(results: readonly ExportResult[], fileOwner: stri
 export function withoutMarkLikeTexts(results: readonly ExportResult[]): ExportResult[] {
   return results.map((result) => {
     const warnings = [...result.warnings];
-    let configCount = result.configCount;
     const families = result.families.map((exported) => ({
       ...exported,
       configs: exported.configs.filter((config) => {
         if (typeof config.description !== "string" || !looksMarked(config.description)) return true;
-        configCount -= 1;
         warnings.push(
           `${JSON.stringify(config.name)} in ${exported.family} has a description that ends in text like an owner mark ("[pcsync owner=NAME]"), which a manifest without \`owner:\` refuses (only pcsync writes one): left out; end its text otherwise, or export it to a manifest of its owner's`,
         );
         return false;
       }),
     }));
-    return { ...result, families, warnings, configCount };
+    return { ...result, families, warnings };
   });
 }
 

@@ -186,14 +186,6 @@ function childMap(parent: YAMLMap, key: string, document: Document, initial: obj
   return created as YAMLMap;
 }
 
-function childSeq(parent: YAMLMap, key: string): YAMLSeq {
-  const node = parent.get(key, true);
-  if (isSeq(node)) return node;
-  const created = new YAMLSeq();
-  parent.set(key, created);
-  return created;
-}
-
 /**
  * The block of `project` under `projects`: the key written as that id, or one that interpolates to
  * it (`"${PROJECT_ID:-1}"`), which keeps its spelling. Keys that cannot be interpolated are reported.
@@ -271,37 +263,25 @@ export function updateManifestText(
     throw new InputError("export_target_fleet", { file: fileName, keys: fleetKeys });
   }
   if (!document.has("version")) document.set("version", 1);
-  if (options.owner !== undefined)
-    setOwner(
-      document,
-      root,
-      options.owner,
-      (message) => options.warn?.(`${fileName}: ${message}`),
-      resolveText,
-    );
-  const block = projectMap(
-    childMap(root, "projects", document),
-    result.project,
-    document,
-    resolveText,
-    (message) => options.warn?.(`${fileName}: ${message}`),
-  );
+  const warn = (message: string) => options.warn?.(`${fileName}: ${message}`);
+  if (options.owner !== undefined) setOwner(document, root, options.owner, warn, resolveText);
+  const projects = childMap(root, "projects", document);
+  const block = projectMap(projects, result.project, document, resolveText, warn);
 
   for (const family of result.families) {
     const blockMap = childMap(block, family.family, document, { prune: false, configs: [] });
-    const seq = childSeq(blockMap, "configs");
+    // A `configs:` that is missing or not a list is replaced.
+    const listed = blockMap.get("configs", true);
+    const seq = isSeq(listed) ? listed : new YAMLSeq();
+    blockMap.set("configs", seq);
     const existing = seq.items.filter((item): item is YAMLMap => isMap(item));
     const used = new Set<YAMLMap>();
+    const unusedWith = (field: "id" | "name", value: unknown) =>
+      existing.find((item) => !used.has(item) && sameValue(item.get(field, true), value, resolveText));
     const take = (config: ExportedConfig): YAMLMap | undefined => {
       const match =
-        (config.id === undefined
-          ? undefined
-          : existing.find(
-              (item) => !used.has(item) && sameValue(item.get("id", true), config.id, resolveText),
-            )) ??
-        existing.find(
-          (item) => !used.has(item) && sameValue(item.get("name", true), config.name, resolveText),
-        );
+        (config.id === undefined ? undefined : unusedWith("id", config.id)) ??
+        unusedWith("name", config.name);
       if (match) used.add(match);
       return match;
     };

@@ -156,7 +156,9 @@ Examples:
               });
         refuseSecret(text, file, existing);
         await writeFileSafely(file, text, outputOptions);
-        const configCount = exported.results.reduce((total, result) => total + result.configCount, 0);
+        const configCount = exported.results
+          .flatMap((result) => result.families)
+          .reduce((total, family) => total + family.configs.length, 0);
         const { projects } = exported;
         const what = projects.length === 1 ? `project ${projects[0]}` : `${projects.length} projects`;
         const templates = factored?.templates.length;
