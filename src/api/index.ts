@@ -2,7 +2,7 @@
 
 export type { ProxyEnvironment } from "../http/proxy.js";
 export { isLoopbackHost } from "../http/proxy.js";
-export { type AttemptResponse, sendAttempt } from "../http/transport.js";
+export { sendAttempt } from "../http/transport.js";
 export { SecretRegistry } from "../redact.js";
 // Every wire shape, so a caller of the client needs no second import for what it gets back.
 export type * from "../wire-types.js";

@@ -61,10 +61,6 @@ function escapeSlack(text: string): string {
 
 /** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`), every part escaped. */
 export function renderSlackText(event: PcsyncEvent): string {
-  return escapeSlack(slackLines(event));
-}
-
-function slackLines(event: PcsyncEvent): string {
   const headline = EVENT_HEADLINES[event.event];
   const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
   const summary = describeSummary(event);
@@ -77,7 +73,7 @@ function slackLines(event: PcsyncEvent): string {
   const total = event.summary.create + event.summary.update + event.summary.delete;
   if (total > SLACK_CHANGE_LINES)
     lines.push(`…and ${total - Math.min(SLACK_CHANGE_LINES, event.changes.length)} more`);
-  return lines.join("\n");
+  return escapeSlack(lines.join("\n"));
 }
 
 /**

@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import type { Dispatcher } from "undici";
 import {
-  type AttemptResponse,
   connectForeignEndpoint,
   type ProxyEnvironment,
   type RetryContext,
@@ -71,20 +70,18 @@ function isRetryableAnswer(status: number): boolean {
 }
 
 class WebhookQueue {
-  readonly #url: URL;
-  readonly #options: WebhookOptions;
-  readonly #stats: WebhookStats;
-  readonly #dispatcher: Dispatcher;
-  readonly #pending: PcsyncEvent[] = [];
-  readonly #stop = new AbortController();
-  readonly #retry: RetryContext;
-  #running: Promise<void> | undefined;
+  private readonly dispatcher: Dispatcher;
+  private readonly pending: PcsyncEvent[] = [];
+  private readonly stop = new AbortController();
+  private readonly retry: RetryContext;
+  private running: Promise<void> | undefined;
 
-  constructor(url: URL, options: WebhookOptions, stats: WebhookStats) {
-    this.#url = url;
-    this.#options = options;
-    this.#stats = stats;
-    ({ dispatcher: this.#dispatcher, retry: this.#retry } = connectForeignEndpoint({
+  constructor(
+    private readonly url: URL,
+    private readonly options: WebhookOptions,
+    private readonly stats: WebhookStats,
+  ) {
+    ({ dispatcher: this.dispatcher, retry: this.retry } = connectForeignEndpoint({
       origin: url.origin,
       connections: 1,
       connectTimeoutMs: options.timeoutMs,
@@ -92,45 +89,45 @@ class WebhookQueue {
       backoffMs: options.backoffMs,
       maxBackoffMs: options.maxBackoffMs,
       proxyEnvironment: options.proxyEnvironment,
-      signal: this.#stop.signal,
+      signal: this.stop.signal,
     }));
   }
 
   async whenIdle(): Promise<void> {
-    while (this.#running !== undefined) await this.#running;
+    while (this.running !== undefined) await this.running;
   }
 
   push(event: PcsyncEvent): void {
-    if (this.#stop.signal.aborted) return;
-    if (this.#pending.length >= this.#options.maxQueue) {
-      const dropped = this.#pending.shift();
-      this.#stats.dropped += 1;
-      this.#options.warn(
-        `webhook ${displayWebhook(this.#url)}: ${this.#options.maxQueue} events waiting; dropped the oldest (${dropped?.event})`,
+    if (this.stop.signal.aborted) return;
+    if (this.pending.length >= this.options.maxQueue) {
+      const dropped = this.pending.shift();
+      this.stats.dropped += 1;
+      this.options.warn(
+        `webhook ${displayWebhook(this.url)}: ${this.options.maxQueue} events waiting; dropped the oldest (${dropped?.event})`,
       );
     }
-    this.#pending.push(event);
-    this.#kick();
+    this.pending.push(event);
+    this.kick();
   }
 
-  #kick(): void {
-    if (this.#running !== undefined) return;
-    this.#running = this.#drain().finally(() => {
-      this.#running = undefined;
+  private kick(): void {
+    if (this.running !== undefined) return;
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
       // An event pushed as the last delivery ended.
-      if (this.#pending.length > 0 && !this.#stop.signal.aborted) this.#kick();
+      if (this.pending.length > 0 && !this.stop.signal.aborted) this.kick();
     });
   }
 
-  async #drain(): Promise<void> {
-    for (let event = this.#pending.shift(); event !== undefined; event = this.#pending.shift()) {
-      if (this.#stop.signal.aborted) return;
-      await this.#deliver(event);
+  private async drain(): Promise<void> {
+    for (let event = this.pending.shift(); event !== undefined; event = this.pending.shift()) {
+      if (this.stop.signal.aborted) return;
+      await this.deliver(event);
     }
   }
 
-  async #deliver(event: PcsyncEvent): Promise<void> {
-    const { format, secret, secrets } = this.#options;
+  private async deliver(event: PcsyncEvent): Promise<void> {
+    const { format, secret, secrets } = this.options;
     const body = renderWebhookBody(event, format, secrets);
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -140,70 +137,68 @@ class WebhookQueue {
       "x-pcsync-delivery": randomUUID(),
     };
     if (secret !== undefined) headers["x-pcsync-signature"] = signBody(body, secret);
-    const failure = await this.#send(body, headers);
+    const failure = await this.send(body, headers);
     if (failure === undefined) {
-      this.#stats.delivered += 1;
+      this.stats.delivered += 1;
       return;
     }
-    this.#stats.failed += 1;
-    this.#options.warn(`webhook ${displayWebhook(this.#url)}: ${event.event} not delivered: ${failure}`);
+    this.stats.failed += 1;
+    this.options.warn(`webhook ${displayWebhook(this.url)}: ${event.event} not delivered: ${failure}`);
   }
 
   /** Sends the event with retries; why it was not delivered, or undefined once it was. */
-  async #send(body: string, headers: Record<string, string>): Promise<string | undefined> {
-    const { timeoutMs } = this.#options;
-    const send = (): Promise<AttemptResponse> =>
-      sendAttempt(this.#dispatcher, {
-        method: "POST",
-        url: this.#url,
-        headers,
-        body,
-        headersTimeoutMs: timeoutMs,
-        bodyTimeoutMs: timeoutMs,
-        maxResponseBytes: MAX_ANSWER_BYTES,
-        signal: this.#stop.signal,
-        deadlineMs: timeoutMs,
-      });
+  private async send(body: string, headers: Record<string, string>): Promise<string | undefined> {
+    const { timeoutMs } = this.options;
     try {
-      const last = await sendWithRetry(this.#retry, {
-        failedRequest: { method: "POST", path: displayWebhook(this.#url) },
+      const last = await sendWithRetry(this.retry, {
+        failedRequest: { method: "POST", path: displayWebhook(this.url) },
         traceLabel: "",
         // The delivery id lets a receiver tell a retry from a new event.
         safety: "idempotent",
         retryStatus: isRetryableAnswer,
-        send,
+        send: () =>
+          sendAttempt(this.dispatcher, {
+            method: "POST",
+            url: this.url,
+            headers,
+            body,
+            headersTimeoutMs: timeoutMs,
+            bodyTimeoutMs: timeoutMs,
+            maxResponseBytes: MAX_ANSWER_BYTES,
+            signal: this.stop.signal,
+            deadlineMs: timeoutMs,
+          }),
       });
       if (last.failure !== undefined) {
-        return last.failure.kind === "timeout" && !this.#stop.signal.aborted
+        return last.failure.kind === "timeout" && !this.stop.signal.aborted
           ? `no answer within ${timeoutMs / 1000} s`
           : last.failure.message;
       }
       return last.done ? undefined : `the receiver answered ${last.response.status}`;
     } catch (error) {
-      if (this.#stop.signal.aborted) return "stopped";
-      return describeError(error);
+      return this.stop.signal.aborted ? "stopped" : describeError(error);
     }
   }
 
   async close(): Promise<void> {
-    this.#stop.abort();
-    this.#pending.length = 0;
+    this.stop.abort();
+    this.pending.length = 0;
     await this.whenIdle();
-    await this.#dispatcher.close().catch(() => undefined);
+    await this.dispatcher.close().catch(() => undefined);
   }
 }
 
 export class WebhookSender {
   readonly stats: WebhookStats = { delivered: 0, failed: 0, dropped: 0 };
-  readonly #queues: WebhookQueue[];
+  private readonly queues: WebhookQueue[];
 
   constructor(options: WebhookOptions) {
-    this.#queues = options.urls.map((url) => new WebhookQueue(url, options, this.stats));
+    this.queues = options.urls.map((url) => new WebhookQueue(url, options, this.stats));
   }
 
   /** Queues the event for every webhook and returns at once. */
   send(event: PcsyncEvent): void {
-    for (const queue of this.#queues) queue.push(event);
+    for (const queue of this.queues) queue.push(event);
   }
 
   /**
@@ -215,10 +210,10 @@ export class WebhookSender {
     const deadline = new Promise<false>((done) => {
       timer = setTimeout(() => done(false), deadlineMs);
     });
-    const drained = Promise.all(this.#queues.map((queue) => queue.whenIdle())).then(() => true);
+    const drained = Promise.all(this.queues.map((queue) => queue.whenIdle())).then(() => true);
     const finished = await Promise.race([drained, deadline]);
     clearTimeout(timer);
-    await Promise.all(this.#queues.map((queue) => queue.close()));
+    await Promise.all(this.queues.map((queue) => queue.close()));
     return finished;
   }
 }
