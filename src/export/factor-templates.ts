@@ -3,6 +3,7 @@
 
 import { FAMILY_NAMES, type FamilyName, familyKey } from "../families.js";
 import { groupBy } from "../group-by.js";
+import { compareText } from "../manifest/compare-projects.js";
 import type { ExportedConfig, ExportedFamily, ExportResult } from "./build-manifest.js";
 
 /** A template: configs that the same projects share, per family; never pinned by `id:`. */
@@ -22,11 +23,6 @@ export interface FactoredProject {
 export interface FactoredExport {
   templates: ExportedTemplate[];
   projects: FactoredProject[];
-}
-
-/** The name of the n-th template (1-based), in the order templates are written and used. */
-export function templateName(index: number): string {
-  return `shared-${index}`;
 }
 
 interface Entry {
@@ -61,13 +57,12 @@ function entriesOf(result: ExportResult): Entry[] {
 }
 
 function byOrderThenName(a: Entry, b: Entry): number {
-  return (
-    a.config.order - b.config.order ||
-    (a.config.name < b.config.name ? -1 : a.config.name > b.config.name ? 1 : 0)
-  );
+  return a.config.order - b.config.order || compareText(a.config.name, b.config.name);
 }
 
 interface Group {
+  /** shared-1, shared-2, ...: named in the order templates are written and used. */
+  name: string;
   projects: string[];
   /** One entry per shared config (the first project's), by family. */
   entries: Entry[];
@@ -91,7 +86,7 @@ function compareGroups(a: Group, b: Group): number {
     const difference = (a.lowestOrders[index] ?? 0) - (b.lowestOrders[index] ?? 0);
     if (difference !== 0 && !Number.isNaN(difference)) return difference;
   }
-  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
+  return compareText(a.sortKey, b.sortKey);
 }
 
 /**
@@ -103,22 +98,19 @@ function compareGroups(a: Group, b: Group): number {
  */
 export function factorTemplates(results: readonly ExportResult[]): FactoredExport {
   const entries = results.flatMap(entriesOf);
-  const projectsByKey = new Map(
-    [
-      ...groupBy(
-        entries.filter((entry) => entry.config.id === undefined),
-        (entry) => entry.key,
-      ),
-    ].map(([key, group]) => [key, group.map((entry) => entry.project)]),
+  const sharable = groupBy(
+    entries.filter((entry) => entry.config.id === undefined),
+    (entry) => entry.key,
   );
   const groupsBySet = new Map<string, Group>();
   const groupOfKey = new Map<string, Group>();
   for (const entry of entries) {
-    const projects = projectsByKey.get(entry.key);
-    if (projects === undefined || projects.length < 2 || groupOfKey.has(entry.key)) continue;
+    if (groupOfKey.has(entry.key)) continue;
+    const projects = sharable.get(entry.key)?.map((shared) => shared.project) ?? [];
+    if (projects.length < 2) continue;
     // Project ids hold no NUL: the joined list names the set unambiguously.
     const set = projects.join("\u0000");
-    const group = groupsBySet.get(set) ?? { projects, entries: [], sortKey: "", lowestOrders: [] };
+    const group = groupsBySet.get(set) ?? { name: "", projects, entries: [], sortKey: "", lowestOrders: [] };
     groupsBySet.set(set, group);
     group.entries.push(entry);
     groupOfKey.set(entry.key, group);
@@ -132,7 +124,7 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
     group.lowestOrders = lowestOrders(group.entries);
   }
   groups.sort(compareGroups);
-  const names = new Map(groups.map((group, index) => [group, templateName(index + 1)]));
+  for (const [index, group] of groups.entries()) group.name = `shared-${index + 1}`;
 
   // Each project's templates, in the order they are written.
   const uses = new Map<string, Group[]>(results.map((result) => [result.project, []]));
@@ -145,20 +137,19 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
   const ownOf = (project: string, family: FamilyName) => own.get(familyKey(project, family)) ?? [];
   const templatedOf = (group: Group, family: FamilyName) =>
     group.entries.filter((entry) => entry.family === family);
-  const nameOf = (group: Group) => names.get(group) ?? "";
 
-  const ordered = decideExplicitOrders(results, { uses, ownOf, templatedOf, nameOf });
+  const ordered = decideExplicitOrders(results, { uses, ownOf, templatedOf });
   const write = (entry: Entry, withOrder: boolean): ExportedConfig => {
     const { order, ...fields } = entry.config;
     return withOrder ? { ...fields, order } : fields;
   };
 
   const templates = groups.map((group) => ({
-    name: nameOf(group),
+    name: group.name,
     families: FAMILY_NAMES.flatMap((family) => {
       const configs = templatedOf(group, family);
       if (configs.length === 0) return [];
-      const withOrder = ordered.templates.has(familyKey(nameOf(group), family));
+      const withOrder = ordered.templates.has(familyKey(group.name, family));
       return [{ family, configs: configs.map((entry) => write(entry, withOrder)) }];
     }),
   }));
@@ -166,7 +157,7 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
     const used = uses.get(result.project) ?? [];
     return {
       project: result.project,
-      use: used.map(nameOf),
+      use: used.map((group) => group.name),
       families: result.families.flatMap(({ family }) => {
         const configs = ownOf(result.project, family);
         // A project that uses no template keeps its (possibly empty) families, as written out.
@@ -183,7 +174,6 @@ interface Layout {
   uses: Map<string, Group[]>;
   ownOf: (project: string, family: FamilyName) => Entry[];
   templatedOf: (group: Group, family: FamilyName) => Entry[];
-  nameOf: (group: Group) => string;
 }
 
 /**
@@ -196,43 +186,33 @@ interface Layout {
  */
 function decideExplicitOrders(
   results: readonly ExportResult[],
-  { uses, ownOf, templatedOf, nameOf }: Layout,
+  { uses, ownOf, templatedOf }: Layout,
 ): { projects: Set<string>; templates: Set<string> } {
   const projects = new Set<string>();
   const templates = new Set<string>();
-  for (const result of results) {
-    for (const { family } of result.families) {
-      const used = uses.get(result.project) ?? [];
+  const projectFamilies = results.flatMap((result) => {
+    const used = uses.get(result.project) ?? [];
+    return result.families.map(({ family }) => {
+      const key = familyKey(result.project, family);
       const expanded = [
         ...used.flatMap((group) => templatedOf(group, family)),
         ...ownOf(result.project, family),
       ];
-      if (!expanded.every((entry, index) => entry.config.order === index + 1)) {
-        projects.add(familyKey(result.project, family));
-      }
-    }
-  }
+      if (!expanded.every((entry, index) => entry.config.order === index + 1)) projects.add(key);
+      const templateKeys = used
+        .filter((group) => templatedOf(group, family).length > 0)
+        .map((group) => familyKey(group.name, family));
+      return { key, templateKeys };
+    });
+  });
   for (let changed = true; changed; ) {
     changed = false;
-    for (const result of results) {
-      const used = uses.get(result.project) ?? [];
-      for (const { family } of result.families) {
-        const projectKey = familyKey(result.project, family);
-        const templateKeys = used
-          .filter((group) => templatedOf(group, family).length > 0)
-          .map((group) => familyKey(nameOf(group), family));
-        const anyOrdered = projects.has(projectKey) || templateKeys.some((key) => templates.has(key));
-        if (!anyOrdered) continue;
-        if (!projects.has(projectKey)) {
-          projects.add(projectKey);
-          changed = true;
-        }
-        for (const key of templateKeys) {
-          if (templates.has(key)) continue;
-          templates.add(key);
-          changed = true;
-        }
-      }
+    for (const { key, templateKeys } of projectFamilies) {
+      if (!projects.has(key) && !templateKeys.some((templateKey) => templates.has(templateKey))) continue;
+      const before = projects.size + templates.size;
+      projects.add(key);
+      for (const templateKey of templateKeys) templates.add(templateKey);
+      if (projects.size + templates.size > before) changed = true;
     }
   }
   return { projects, templates };
