@@ -83,12 +83,9 @@ function selectExportable(
   family: FamilyName,
   warnings: string[],
 ): Exportable[] {
-  const idsByName = new Map<string, number[]>();
-  for (const record of records) {
-    if (record.name === null) continue;
-    idsByName.set(record.name, [...(idsByName.get(record.name) ?? []), record.id]);
-  }
-  const used = new Set(idsByName.keys());
+  const byName = groupBy(records, (record) => record.name);
+  // The names taken (null, of unnamed records, names none): a name made up must not be one of them.
+  const used = new Set(byName.keys());
   const selected: Exportable[] = [];
   for (const record of records) {
     if (record.name === null) {
@@ -131,7 +128,7 @@ function selectExportable(
       selected.push({ record, name: trimmed, pin: true });
       continue;
     }
-    const ids = idsByName.get(record.name) ?? [];
+    const ids = (byName.get(record.name) ?? []).map((same) => same.id);
     if (ids.length === 1) {
       selected.push({ record, name: record.name, pin: false });
       continue;

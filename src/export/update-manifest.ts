@@ -169,11 +169,9 @@ function updateConfigNode(
 ): void {
   for (const field of EXPORTED_FIELDS) {
     const value = config[field];
-    if (value === undefined) {
-      if (node.has(field)) node.delete(field);
-    } else if (!sameValue(node.get(field, true), value, resolveText)) {
+    if (value === undefined) node.delete(field);
+    else if (!sameValue(node.get(field, true), value, resolveText))
       node.set(field, document.createNode(typeof value === "string" ? escapeInterpolation(value) : value));
-    }
   }
 }
 
