@@ -46,7 +46,7 @@ export interface HandlerResult {
 
 export type Handler = (context: HandlerContext) => HandlerResult;
 
-const json = (status: number, body: unknown): HandlerResult => ({
+export const json = (status: number, body: unknown): HandlerResult => ({
   status,
   body: { text: JSON.stringify(body), contentType: "application/json" },
 });

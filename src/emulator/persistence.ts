@@ -120,8 +120,8 @@ export async function loadDataFile(file: string): Promise<LoadedDataFile | undef
   const snapshotId = typeof rawId === "string" ? rawId : undefined;
   const journalFile = journalFileOf(file);
   const journal = await readIfExists(journalFile);
-  const replay = journal === undefined ? 0 : replayJournal(journal, snapshotId, data, journalFile);
-  return { data, snapshotId, replayedBatches: replay };
+  const replayedBatches = journal === undefined ? 0 : replayJournal(journal, snapshotId, data, journalFile);
+  return { data, snapshotId, replayedBatches };
 }
 
 /**
@@ -131,12 +131,7 @@ export async function loadDataFile(file: string): Promise<LoadedDataFile | undef
 export async function removeStaleTemporaryFiles(file: string): Promise<void> {
   const directory = dirname(file);
   const prefixes = [temporaryFilePrefix(file), temporaryFilePrefix(journalFileOf(file))];
-  let names: string[];
-  try {
-    names = await readdir(directory);
-  } catch {
-    return;
-  }
+  const names = await readdir(directory).catch((): string[] => []);
   await Promise.all(
     names
       .filter((name) => name.endsWith(".tmp") && prefixes.some((prefix) => name.startsWith(prefix)))
@@ -280,11 +275,9 @@ export class DataFileWriter {
    * written, the journal stays: the next start replays it.
    */
   async close(): Promise<void> {
-    for (;;) {
-      const pending = this.next ?? this.running?.done;
-      if (pending === undefined) break;
-      await pending.catch(() => undefined);
-    }
+    const pending = () => this.next ?? this.running?.done;
+    for (let commit = pending(); commit !== undefined; commit = pending())
+      await commit.catch(() => undefined);
     const headerOnly =
       this.snapshotId !== undefined &&
       this.journalBytes === Buffer.byteLength(encodeJournalHeader(this.snapshotId));

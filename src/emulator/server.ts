@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { authenticate, authorizeOperation, resolveProject } from "./auth.js";
 import type { FaultInjector } from "./faults.js";
-import { type HandlerResult, matchRoute } from "./handlers.js";
+import { type HandlerResult, json, matchRoute } from "./handlers.js";
 import { HttpError, methodNotAllowed, serverError, serviceUnavailable, throttled } from "./http-error.js";
 import type { LogStream } from "./log-stream.js";
 import { capPageSize } from "./pagination.js";
@@ -42,12 +42,9 @@ function proxyPage(status: 502 | 504): Outcome {
 }
 
 function errorOutcome(error: HttpError): Outcome {
-  return {
-    status: error.status,
-    body: { text: JSON.stringify(error.body), contentType: "application/json" },
-    // An oversized body may not have been read to its end; do not reuse the connection.
-    headers: error.status === 413 ? { ...error.headers, connection: "close" } : error.headers,
-  };
+  // An oversized body may not have been read to its end; do not reuse the connection.
+  const headers = error.status === 413 ? { ...error.headers, connection: "close" } : error.headers;
+  return { ...json(error.status, error.body), headers };
 }
 
 async function processRequest(

@@ -11,7 +11,6 @@ export type ProfileName = (typeof PROFILE_NAMES)[number];
 // branching on the profile name, so every difference between the profiles is listed here.
 export const PROFILES = {
   seed: {
-    name: "seed",
     /** "disjoint": a record belongs to the family it was created through; "overlapping": plugin_configs
      * shows every config, pipeline_frontend_apps_configs those of frontend apps. */
     families: "disjoint",
@@ -39,7 +38,6 @@ export const PROFILES = {
     retryAfterHeader: true,
   },
   "posthog-2024": {
-    name: "posthog-2024",
     families: "overlapping",
     deleteMode: "disable",
     deleteUnknownStatus: 500,
@@ -54,7 +52,7 @@ export const PROFILES = {
     configAs: "object",
     retryAfterHeader: false,
   },
-} as const satisfies Record<ProfileName, { name: ProfileName; [flag: string]: unknown }>;
+} as const satisfies Record<ProfileName, Record<string, unknown>>;
 
 /** Either profile: each flag's type is the union of its values, so both must set every flag. */
 export type ProfileBehaviour = (typeof PROFILES)[ProfileName];

@@ -23,17 +23,13 @@ const MANIFEST_KEYS: ReadonlySet<string> = new Set(
 
 const REMEDY = "export -o updates only a pcsync manifest (`version: 1`, `projects:`); choose a new file";
 
-function keyName(key: unknown): string {
-  return isScalar(key) ? String(key.value) : String(key);
-}
-
 /** Why the parsed file is not a manifest export may update; undefined when it is one. */
 function notAManifest(document: Document): string | undefined {
   const contents = document.contents;
   if (contents === null || (isScalar(contents) && contents.value === null)) return "it holds no YAML data";
   if (isSeq(contents)) return "its top level is a list, not a mapping";
   if (!isMap(contents)) return "its top level is not a mapping";
-  const keys = contents.items.map((pair) => keyName(pair.key));
+  const keys = contents.items.map(({ key }) => String(isScalar(key) ? key.value : key));
   const foreign = keys.filter((key) => !MANIFEST_KEYS.has(key));
   if (foreign.length > 0) {
     const shown = foreign.slice(0, 5).map((key) => JSON.stringify(key));
