@@ -7,20 +7,8 @@ import { type Decode, decodeBody, percentDecode } from "./charset.js";
 import { parseError } from "./http-error.js";
 
 /** Django's DATA_UPLOAD_MAX_NUMBER_FIELDS and DATA_UPLOAD_MAX_NUMBER_FILES: more is a 400. */
-export const MAX_FORM_FIELDS = 1000;
-export const MAX_FORM_FILES = 100;
-
-export function tooManyFields() {
-  return parseError(
-    `The number of GET/POST parameters exceeded settings.DATA_UPLOAD_MAX_NUMBER_FIELDS (${MAX_FORM_FIELDS}).`,
-  );
-}
-
-export function tooManyFiles() {
-  return parseError(
-    `The number of files exceeded settings.DATA_UPLOAD_MAX_NUMBER_FILES (${MAX_FORM_FILES}).`,
-  );
-}
+const MAX_FORM_FIELDS = 1000;
+const MAX_FORM_FILES = 100;
 
 /** An uploaded file: what the service keeps of an attachment (its contents are not kept). */
 export class UploadedFile {
@@ -36,12 +24,28 @@ export type FormValue = string | UploadedFile;
 export class FormBody {
   readonly #fields = new Map<string, string[]>();
   readonly #files = new Map<string, UploadedFile[]>();
+  #fieldCount = 0;
+  #fileCount = 0;
+
+  /** Counts a field sent, whether or not it is kept: one past the limit is a 400. */
+  countField(): void {
+    this.#fieldCount += 1;
+    if (this.#fieldCount <= MAX_FORM_FIELDS) return;
+    throw parseError(
+      `The number of GET/POST parameters exceeded settings.DATA_UPLOAD_MAX_NUMBER_FIELDS (${MAX_FORM_FIELDS}).`,
+    );
+  }
 
   addField(name: string, value: string): void {
     this.#fields.set(name, [...(this.#fields.get(name) ?? []), value]);
   }
 
   addFile(name: string, file: UploadedFile): void {
+    this.#fileCount += 1;
+    if (this.#fileCount > MAX_FORM_FILES)
+      throw parseError(
+        `The number of files exceeded settings.DATA_UPLOAD_MAX_NUMBER_FILES (${MAX_FORM_FILES}).`,
+      );
     this.#files.set(name, [...(this.#files.get(name) ?? []), file]);
   }
 
@@ -79,10 +83,9 @@ export function parseUrlencodedBody(raw: Buffer, decode: Decode): FormBody {
   const text = decodeBody(raw, decode);
   const form = new FormBody();
   if (text === "") return form;
-  const pieces = text.split("&");
-  // Counted as Python does, empty pieces included.
-  if (pieces.length > MAX_FORM_FIELDS) throw tooManyFields();
-  for (const piece of pieces) {
+  for (const piece of text.split("&")) {
+    // Counted as Python does, empty pieces included.
+    form.countField();
     if (piece === "") continue;
     const equals = piece.indexOf("=");
     // A name without `=` is a field with an empty value.

@@ -3,14 +3,7 @@
 // boundary, part headers that never end), this is a 400: a client sending one has a bug to find.
 
 import { type Decode, parseHeaderValue } from "./charset.js";
-import {
-  FormBody,
-  MAX_FORM_FIELDS,
-  MAX_FORM_FILES,
-  tooManyFields,
-  tooManyFiles,
-  UploadedFile,
-} from "./form-body.js";
+import { FormBody, UploadedFile } from "./form-body.js";
 import { parseError } from "./http-error.js";
 
 /** Django's MAX_TOTAL_HEADER_SIZE for the headers of one part. */
@@ -119,21 +112,16 @@ export function parseMultipartBody(body: Buffer, contentType: string, decode: De
     throw multipartError(`Invalid boundary in multipart: ${boundary ?? "None"}`);
   }
   const form = new FormBody();
-  let fields = 0;
-  let files = 0;
   for (const part of splitParts(body, boundary)) {
     const { disposition, contentType, content } = parsePart(part);
     const name = disposition?.name?.trim();
     // A part with a non-empty filename is a file; a part without a name is skipped.
     if (disposition?.filename) {
       if (name === undefined) continue;
-      files += 1;
-      if (files > MAX_FORM_FILES) throw tooManyFiles();
       form.addFile(name, new UploadedFile(disposition.filename, content.length, contentType));
       continue;
     }
-    fields += 1;
-    if (fields > MAX_FORM_FIELDS) throw tooManyFields();
+    form.countField();
     if (name !== undefined) form.addField(name, decode(content, false));
   }
   return form;
