@@ -84,23 +84,21 @@ function selectExportable(
   warnings: string[],
 ): Exportable[] {
   const byName = groupBy(records, (record) => record.name);
-  // The names taken (null, of unnamed records, names none): a name made up must not be one of them.
+  // The names records have: a name made up for a record must not be one of them.
   const used = new Set(byName.keys());
   const selected: Exportable[] = [];
   for (const record of records) {
+    const about = `record ${record.id} in ${family}`;
+    const pinnedAs = (name: string, why: string) => {
+      used.add(name);
+      warnings.push(`${about} ${why}; exported as "${name}" pinned by id (planning it will set that name)`);
+      selected.push({ record, name, pin: true });
+    };
     if (record.name === null) {
       const name = `${pluginDefaults(record).name ?? `plugin ${record.plugin}`} (config ${record.id})`;
-      if (used.has(name)) {
-        warnings.push(
-          `record ${record.id} in ${family} has no name and was left out; give it a name and export again`,
-        );
-        continue;
-      }
-      used.add(name);
-      warnings.push(
-        `record ${record.id} in ${family} has no name; exported as "${name}" pinned by id (planning it will set that name)`,
-      );
-      selected.push({ record, name, pin: true });
+      if (used.has(name))
+        warnings.push(`${about} has no name and was left out; give it a name and export again`);
+      else pinnedAs(name, "has no name");
       continue;
     }
     const trimmed = trimAsService(record.name);
@@ -109,23 +107,19 @@ function selectExportable(
     const refused = trimmed === "" && record.name !== "" ? undefined : unmanifestableName(trimmed);
     if (refused !== undefined) {
       warnings.push(
-        `record ${record.id} in ${family} is named ${JSON.stringify(record.name)}, which ${trimmed === record.name ? "" : "trimmed as the service trims "}${refused}: a manifest cannot hold that name, so it was left out; rename it and export again`,
+        `${about} is named ${JSON.stringify(record.name)}, which ${trimmed === record.name ? "" : "trimmed as the service trims "}${refused}: a manifest cannot hold that name, so it was left out; rename it and export again`,
       );
       continue;
     }
     if (trimmed !== record.name) {
       // The manifest refuses such a name (manifest/read-manifest-blocks.ts): export the name the service
       // would store, pinned, so that planning it renames the record instead of copying it.
-      const quoted = `record ${record.id} in ${family} is named ${JSON.stringify(record.name)}, with white space at its ends that the service trims`;
-      if (trimmed === "" || used.has(trimmed)) {
+      const why = `is named ${JSON.stringify(record.name)}, with white space at its ends that the service trims`;
+      if (trimmed !== "" && !used.has(trimmed)) pinnedAs(trimmed, why);
+      else
         warnings.push(
-          `${quoted}, and ${trimmed === "" ? "nothing is left" : `"${trimmed}" is taken`}: left out; rename it and export again`,
+          `${about} ${why}, and ${trimmed === "" ? "nothing is left" : `"${trimmed}" is taken`}: left out; rename it and export again`,
         );
-        continue;
-      }
-      used.add(trimmed);
-      warnings.push(`${quoted}; exported as "${trimmed}" pinned by id (planning it will set that name)`);
-      selected.push({ record, name: trimmed, pin: true });
       continue;
     }
     const ids = (byName.get(record.name) ?? []).map((same) => same.id);
