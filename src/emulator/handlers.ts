@@ -210,12 +210,8 @@ function isStoredOrder(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= INT_MIN && value <= INT_MAX;
 }
 
-function setOrder(context: HandlerContext, record: StoredRecord, order: number): void {
-  if (record.order !== order) context.store.updateRecord(record, { order });
-}
-
 /** seed: orders keyed by config id within the family; bad input is a 400. */
-function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
+function rearrangeByConfig(context: HandlerContext): readonly StoredRecord[] {
   const { projectId, family } = familyScope(context);
   const body = requireObjectBody(context.body ?? {});
   if (!Object.hasOwn(body, "orders")) throw requiredField("orders");
@@ -230,9 +226,11 @@ function rearrangeByConfig(context: HandlerContext): StoredRecord[] {
   }
   for (const [key, value] of entries) {
     const record = context.store.findInFamily(projectId, family, Number(key));
-    if (record && !record.deleted && isStoredOrder(value)) setOrder(context, record, value);
+    // An order that does not change is no write (updated_at stays).
+    if (record && !record.deleted && isStoredOrder(value) && record.order !== value)
+      context.store.updateRecord(record, { order: value });
   }
-  return [...context.store.listFamily(projectId, family)];
+  return context.store.listFamily(projectId, family);
 }
 
 /**
@@ -254,7 +252,7 @@ function rearrangeByPlugin(context: HandlerContext): StoredRecord[] {
     const record = byPlugin.get(Number(key.trim()));
     if (!record || record.order === value) continue;
     if (!isStoredOrder(value)) throw serverError();
-    setOrder(context, record, value);
+    context.store.updateRecord(record, { order: value });
   }
   return context.store.listEnabled(projectId);
 }

@@ -26,13 +26,11 @@ export function journalFileOf(file: string): string {
   return join(dirname(file), `.${basename(file)}.journal`);
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+function readIfExists(file: string): Promise<string | undefined> {
+  return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
     throw error;
-  }
+  });
 }
 
 const JOURNAL_FORMAT = 1;

@@ -64,11 +64,6 @@ export function displayWebhook(url: URL): string {
 // The answer is not used; a receiver's longer one is not a webhook receiver's.
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/** Statuses sent again besides 429: the receiver's own failures, and its 408. */
-function isRetryableAnswer(status: number): boolean {
-  return status >= 500 || status === 408;
-}
-
 class WebhookQueue {
   private readonly dispatcher: Dispatcher;
   private readonly pending: PcsyncEvent[] = [];
@@ -155,7 +150,8 @@ class WebhookQueue {
         traceLabel: "",
         // The delivery id lets a receiver tell a retry from a new event.
         safety: "idempotent",
-        retryStatus: isRetryableAnswer,
+        // Sent again besides 429: the receiver's own failures, and its 408.
+        retryStatus: (status) => status >= 500 || status === 408,
         send: () =>
           sendAttempt(this.dispatcher, {
             method: "POST",
