@@ -105,7 +105,8 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
   const groupsBySet = new Map<string, Group>();
   const groupOfKey = new Map<string, Group>();
   for (const entry of entries) {
-    if (groupOfKey.has(entry.key)) continue;
+    // A pinned config is no template's, even where its fields are those others share.
+    if (entry.config.id !== undefined || groupOfKey.has(entry.key)) continue;
     const projects = sharable.get(entry.key)?.map((shared) => shared.project) ?? [];
     if (projects.length < 2) continue;
     // Project ids hold no NUL: the joined list names the set unambiguously.
@@ -130,7 +131,7 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
   const uses = new Map<string, Group[]>(results.map((result) => [result.project, []]));
   for (const group of groups) for (const project of group.projects) uses.get(project)?.push(group);
   const own = groupBy(
-    entries.filter((entry) => !groupOfKey.has(entry.key)),
+    entries.filter((entry) => entry.config.id !== undefined || !groupOfKey.has(entry.key)),
     (entry) => familyKey(entry.project, entry.family),
   );
   for (const list of own.values()) list.sort(byOrderThenName);

@@ -1,5 +1,6 @@
 // Property tests: whatever the projects hold (shared or not, orders with gaps and ties, names that
-// need quoting or hold `${`, both families), the exported manifest plans back to no changes.
+// need quoting or hold `${`, two records of one name, which export pins by id, both families), the
+// exported manifest plans back to no changes.
 
 import { describe, expect, it } from "vitest";
 import { buildManifest } from "../../src/export/build-manifest.js";
@@ -35,6 +36,9 @@ const fleetArbitrary = fc
         positional: fc.boolean(),
         own: fc.uniqueArray(configArbitrary, { maxLength: 2, selector: (config) => config.name }),
         frontendApps: fc.integer({ min: 0, max: 2 }),
+        // A second record of its first config's name and fields: the two are pinned by id, and
+        // equal to what other projects hold unpinned.
+        twice: fc.boolean(),
       }),
       { minLength: 0, maxLength: 5 },
     ),
@@ -45,6 +49,8 @@ const fleetArbitrary = fc
       const kept = base.filter((_, position) => project.keep[position]);
       const own = project.own.filter((config) => !kept.some((other) => other.name === config.name));
       const configs = [...kept, ...own];
+      const first = configs[0];
+      if (project.twice && first !== undefined) configs.push(first);
       const pluginConfigs = configs.map((config, position) =>
         remoteRecord({
           ...config,
@@ -75,6 +81,18 @@ function exportFleet(fleet: CurrentFamily[][]) {
   );
 }
 
+/** Each project's configs as a manifest says them: family, name and pinned id, sorted. */
+function configsOf(text: string) {
+  const loaded = loadManifestSources([{ file: "export.yaml", text }]);
+  expect(loaded.errors).toEqual([]);
+  if (!loaded.value) throw new Error("no desired state");
+  return loaded.value.families
+    .flatMap(({ project, family, configs }) =>
+      configs.map((config) => JSON.stringify([project, family, config.fields.name, config.id ?? null])),
+    )
+    .sort();
+}
+
 /** Loads the text and plans it against the lists it was exported from. */
 function planBack(text: string, fleet: CurrentFamily[][]) {
   const loaded = loadManifestSources([{ file: "export.yaml", text }]);
@@ -102,9 +120,11 @@ describe("an export plans back to no changes", () => {
       fc.property(fleetArbitrary, (fleet) => {
         if (fleet.length === 0) return;
         const results = exportFleet(fleet);
-        expect(planBack(renderTemplatedManifest(factorTemplates(results), results), fleet)).toEqual(
-          NO_CHANGES,
-        );
+        const templated = renderTemplatedManifest(factorTemplates(results), results);
+        expect(planBack(templated, fleet)).toEqual(NO_CHANGES);
+        // Every project manages what the plain export gives it: the same configs, pinned alike
+        // (no change to plan back can hide a config a project lost, with prune off).
+        expect(configsOf(templated)).toEqual(configsOf(renderNewManifest(results)));
       }),
     );
   });

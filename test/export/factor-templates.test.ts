@@ -248,3 +248,24 @@ describe("renderTemplatedManifest", () => {
     expect(text).toContain("use: [ shared-1 ]");
   });
 });
+
+describe("a config pinned by id: in one project, whose fields others share", () => {
+  it("stays that project's own; the template the others share carries no id", () => {
+    // Two records named "A" in project 1: export pins the lower id and leaves the other alone.
+    const results = [
+      exported("1", [record("A", 1, 1), record("A", 1, 1)]),
+      exported("2", [record("A", 1, 1)]),
+      exported("3", [record("A", 1, 1)]),
+    ];
+    const factored = factorTemplates(results);
+    expect(factored.templates).toHaveLength(1);
+    expect(factored.templates[0]?.families[0]?.configs).toEqual([
+      expect.not.objectContaining({ id: expect.anything() }),
+    ]);
+    const own = factored.projects.find((project) => project.project === "1");
+    expect(own?.use).toEqual([]);
+    expect(own?.families[0]?.configs).toEqual([
+      expect.objectContaining({ name: "A", id: expect.any(Number) }),
+    ]);
+  });
+});
