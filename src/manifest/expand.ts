@@ -5,6 +5,7 @@
 // once per project using it. `projects: all` and `@current` are resolved here too, at plan time.
 
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
+import { nounAndList } from "../plural.js";
 import { lookAlikeKey, matchesAnyGlob } from "../record-name.js";
 import { compareProjects } from "./compare-projects.js";
 import { formatSource, type ManifestDiagnostic, makeError, makeWarning } from "./diagnostics.js";
@@ -209,10 +210,8 @@ class Problems {
 function forProjects(listed: readonly string[]): string {
   const projects = listed.map((project) => (project === ANY_PROJECT ? "any of `projects: all`" : project));
   if (projects.length === 0) return "";
-  if (projects.length === 1) return ` (for project ${projects[0]})`;
-  const shown = projects.slice(0, PROJECTS_SHOWN).join(", ");
   const more = projects.length > PROJECTS_SHOWN ? ` and ${projects.length - PROJECTS_SHOWN} more` : "";
-  return ` (for projects ${shown}${more})`;
+  return ` (for ${nounAndList(projects.slice(0, PROJECTS_SHOWN), "project")}${more})`;
 }
 
 // ---- templates, `use:` lists, project blocks and sets, checked as written --------------------
@@ -374,11 +373,8 @@ function applicationsOf(
 ): Application[] {
   const applications: Application[] = [];
   const seen = new Map<string, { use: NamedPlace; list: object }>();
-  const lists: { list: object; use: readonly NamedPlace[] }[] = [...sets, ...(block ? [block] : [])].map(
-    (list) => ({ list, use: list.use }),
-  );
-  for (const { list, use: uses } of lists) {
-    for (const use of uses) {
+  for (const list of [...sets, ...(block ? [block] : [])]) {
+    for (const use of list.use) {
       const template = templates.get(use.name);
       if (template === undefined) continue;
       const first = seen.get(use.name);
@@ -477,27 +473,25 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   const templatePrune = agreedPrune(settingBlocks, `, both templates used for ${family}`, family, context);
   const templated = firstUse !== undefined;
   // Until own configs are added, every entry is a templated one: what omit and overrides may name.
-  const unknownTemplated = (key: "omit" | "overrides", name: string) =>
-    context.usesUnknownTemplate
-      ? undefined
-      : describeUnknownTemplated(key, name, family, [...byName.values()]);
+  const templatedEntry = (key: "omit" | "overrides", named: NamedPlace, inherited: string | undefined) => {
+    const entry = byName.get(lookAlikeKey(named.name));
+    if (entry === undefined && !context.usesUnknownTemplate) {
+      const message = describeUnknownTemplated(key, named.name, family, [...byName.values()]);
+      problems.add("error", named.source, message, inherited);
+    }
+    return entry;
+  };
 
   for (const { set, block } of overriding) {
     const inherited = set !== undefined ? project : undefined;
     for (const omit of block.omit) {
-      const entry = byName.get(lookAlikeKey(omit.name));
+      const entry = templatedEntry("omit", omit, inherited);
       if (entry !== undefined) entry.omittedAt ??= omit.source;
-      else {
-        const message = unknownTemplated("omit", omit.name);
-        if (message !== undefined) problems.add("error", omit.source, message, inherited);
-      }
     }
     for (const override of block.overrides) {
-      const entry = byName.get(lookAlikeKey(override.name));
-      if (entry === undefined) {
-        const message = unknownTemplated("overrides", override.name);
-        if (message !== undefined) problems.add("error", override.source, message, inherited);
-      } else if (entry.omittedAt !== undefined) {
+      const entry = templatedEntry("overrides", override, inherited);
+      if (entry === undefined) continue;
+      if (entry.omittedAt !== undefined) {
         const ownOmit = own?.omit.some((omit) => omit.source === entry.omittedAt) ?? false;
         problems.add(
           "error",
