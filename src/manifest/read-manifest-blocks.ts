@@ -51,15 +51,7 @@ export interface ManifestFileBlocks {
 // The safety keys ride along with the fields, so that templates, sets and overrides carry them.
 const SETTINGS = ["deleted", "protect", "ignore_fields"] as const;
 const COPIED_FIELDS = ["plugin", "order", "enabled", "description", "match_action", ...SETTINGS] as const;
-const OVERRIDE_FIELDS = [
-  "plugin",
-  "enabled",
-  "description",
-  "match_action",
-  "order",
-  "id",
-  ...SETTINGS,
-] as const;
+const OVERRIDE_FIELDS = [...COPIED_FIELDS, "id"] as const;
 const CONFIG_FIELDS = ["name", ...OVERRIDE_FIELDS] as const;
 const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
 
@@ -98,11 +90,7 @@ export function readManifestBlocks(
         message: "template name is empty; name it, e.g. `baseline:`",
       });
     // Ids are refused in templates by the schema: no claims to collect.
-    const families = reader.families(asRecord(template), path, (family) => ({
-      project: "",
-      family,
-      label: `${family} of template "${name}"`,
-    }));
+    const families = reader.families(asRecord(template), path, "", `template "${name}"`);
     read.blocks.templates.push({
       name,
       source: reader.at(path, "key"),
@@ -121,11 +109,7 @@ export function readManifestBlocks(
     const projectProblem = checkProjectId(project);
     if (projectProblem !== undefined) errors.push({ position: source, message: projectProblem });
     const block = asRecord(value) ?? {};
-    const families = reader.families(block, path, (family) => ({
-      project,
-      family,
-      label: `${family} of project "${project}"`,
-    }));
+    const families = reader.families(block, path, project, `project "${project}"`);
     for (const each of families) for (const claim of each.claims) read.idClaims.push(claim);
     read.blocks.projects.push({
       project,
@@ -207,11 +191,7 @@ class BlockReader {
     }
     const projects = this.projectIds(set.projects, [...path, "projects"]);
     const except = this.projectIds(set.except, [...path, "except"]);
-    const families = this.families(set, path, (family) => ({
-      project: "",
-      family,
-      label: `${family} of ${label}`,
-    }));
+    const families = this.families(set, path, "", label);
     // A pinned id is one project's record: a set would pin it in each of its projects.
     for (const { claims } of families) {
       for (const claim of claims) {
@@ -243,18 +223,22 @@ class BlockReader {
     return places;
   }
 
-  /** The family blocks of a template, set or project, checked; with the ids their configs and overrides pin. */
+  /**
+   * The family blocks of a template, set or project (`project`: "" but for a project; `ownerLabel`:
+   * how messages name the owner), checked; with the ids their configs and overrides pin.
+   */
   families(
     owner: Record<string, unknown> | undefined,
     ownerPath: Path,
-    placeOf: (family: string) => FamilyPlace,
+    project: string,
+    ownerLabel: string,
   ): { block: FamilyBlock; claims: IdClaim[] }[] {
     const families: { block: FamilyBlock; claims: IdClaim[] }[] = [];
     for (const family of FAMILY_NAMES) {
       if (owner?.[family] === undefined) continue;
       const value = asRecord(owner[family]) ?? {};
       const path = [...ownerPath, family];
-      const where = placeOf(family);
+      const where: FamilyPlace = { project, family, label: `${family} of ${ownerLabel}` };
       const claims: IdClaim[] = [];
       const block: FamilyBlock = {
         family,
@@ -314,7 +298,7 @@ class BlockReader {
       const name = asRecord(configs[index])?.name;
       return typeof name === "string" ? `"${name}"` : `config #${index + 1}`;
     };
-    const names = new Map<string, ConfigItem>();
+    const names = new Map<string, { name: string; at: SourceLocation }>();
     const orders = new Map<number, number>();
     let firstWithOrder: number | undefined;
     let firstWithoutOrder: { index: number; item: ConfigItem } | undefined;
@@ -331,17 +315,15 @@ class BlockReader {
         // Names are compared as the planner matches records (record-name.ts): look-alikes are one name.
         const key = lookAlikeKey(name);
         const first = names.get(key);
-        const firstName = first?.fields.name;
-        const firstAt = first?.fieldSources.name;
-        if (first === undefined) names.set(key, item);
-        else if (firstName !== undefined && firstAt !== undefined) {
+        if (first === undefined) names.set(key, { name, at: fieldSources.name });
+        else {
           const spelled =
-            firstName === name
+            first.name === name
               ? ""
-              : `, as ${JSON.stringify(firstName)}: the same name but for ${describeLookAlike(firstName, name)}`;
+              : `, as ${JSON.stringify(first.name)}: the same name but for ${describeLookAlike(first.name, name)}`;
           this.errors.push({
             position: fieldSources.name,
-            message: `duplicate name "${name}" in ${where.label} (first at line ${firstAt.line}, column ${firstAt.col}${spelled}); a name identifies one config, rename one of them`,
+            message: `duplicate name "${name}" in ${where.label} (first at line ${first.at.line}, column ${first.at.col}${spelled}); a name identifies one config, rename one of them`,
           });
         }
       }
