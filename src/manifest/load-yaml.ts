@@ -75,8 +75,6 @@ export function parseYamlInFull<Container, Slot>(
     const { line, col } = lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));
     return { line, col };
   };
-  const errors: YamlProblem[] = [];
-  const warnings: YamlProblem[] = [];
   // Duplicate keys are found below, with both positions; yaml's own check would only name one.
   const document = parseDocument(text, {
     lineCounter,
@@ -86,16 +84,14 @@ export function parseYamlInFull<Container, Slot>(
   });
 
   // Garbage can yield an error per character; the first ones are all a person reads.
-  for (const error of withoutCascades(document.errors, text, positionAt).slice(0, MAX_PROBLEMS)) {
-    errors.push(error);
-  }
-  for (const warning of document.warnings.slice(0, MAX_PROBLEMS)) {
-    const message =
+  const errors = withoutCascades(document.errors, text, positionAt).slice(0, MAX_PROBLEMS);
+  const warnings = document.warnings.slice(0, MAX_PROBLEMS).map((warning) => ({
+    position: positionAt(warning.pos[0]),
+    message:
       warning.code === "TAG_RESOLVE_FAILED"
         ? `${warning.message}; the tag is ignored and the value read as a string (remove the tag)`
-        : warning.message;
-    warnings.push({ position: positionAt(warning.pos[0]), message });
-  }
+        : warning.message,
+  }));
   // A document that does not parse would produce a misleading tree of fragments.
   if (errors.length > 0) return { errors, warnings, fatal: true, positionAt };
 
