@@ -48,6 +48,7 @@ export async function readManifestSources(
   const sources: ManifestSource[] = [];
   const errors: ManifestDiagnostic[] = [];
   const warnings: ManifestDiagnostic[] = [];
+  const fail = (file: string, problem: string) => errors.push(makeError(file, WHOLE_FILE, problem));
   const seen = new Map<string, string>();
   const usingDefault = paths.length === 0;
   const given = usingDefault ? [DEFAULT_MANIFEST_PATH] : paths;
@@ -61,13 +62,13 @@ export async function readManifestSources(
       : "; check the path given to -f";
     const info = await statPath(absolute, `no such file or directory${hint}`);
     if (typeof info === "string") {
-      errors.push(makeError(display, WHOLE_FILE, info));
+      fail(display, info);
       continue;
     }
     if (info.isDirectory()) {
       const entries = await readdir(absolute, { withFileTypes: true }).catch(() => undefined);
       if (entries === undefined) {
-        errors.push(makeError(display, WHOLE_FILE, "cannot list this directory; check its permissions"));
+        fail(display, "cannot list this directory; check its permissions");
         continue;
       }
       // Sorted so that the order of files (and of their messages) is the same on every machine.
@@ -79,13 +80,7 @@ export async function readManifestSources(
         .map((entry) => entry.name)
         .sort(compareText);
       if (names.length === 0) {
-        errors.push(
-          makeError(
-            display,
-            WHOLE_FILE,
-            "directory has no *.yaml or *.yml files; add a manifest or name one with -f",
-          ),
-        );
+        fail(display, "directory has no *.yaml or *.yml files; add a manifest or name one with -f");
         continue;
       }
       for (const name of names) files.push({ display: join(display, name), absolute: join(absolute, name) });
@@ -95,13 +90,9 @@ export async function readManifestSources(
   }
 
   if (files.length > limits.maxFiles) {
-    const first = files[0];
-    errors.push(
-      makeError(
-        first?.display ?? ".",
-        WHOLE_FILE,
-        `${files.length} manifest files given; at most ${limits.maxFiles} are read`,
-      ),
+    fail(
+      files[0]?.display ?? ".",
+      `${files.length} manifest files given; at most ${limits.maxFiles} are read`,
     );
     return { sources, errors, warnings };
   }
@@ -115,7 +106,7 @@ export async function readManifestSources(
     seen.set(absolute, display);
     const result = await readManifestFile(absolute, limits);
     if (typeof result === "string") sources.push({ file: display, text: result });
-    else errors.push(makeError(display, WHOLE_FILE, result.problem));
+    else fail(display, result.problem);
   }
   return { sources, errors, warnings };
 }
@@ -170,40 +161,32 @@ export async function readVarFiles(
   const errors: ManifestDiagnostic[] = [];
   for (const path of paths) {
     const display = displayPath(path, cwd);
-    const absolute = resolve(cwd, path);
-    const info = await statPath(absolute, "no such file; check the path given to --var-file");
-    if (typeof info === "string") {
-      errors.push(makeError(display, WHOLE_FILE, info));
-      continue;
-    }
-    if (info.isDirectory()) {
-      errors.push(
-        makeError(display, WHOLE_FILE, "is a directory; --var-file takes a YAML file of `NAME: value` lines"),
-      );
-      continue;
-    }
-    const result = await readBounded(absolute, limits.maxVarFileBytes);
-    if (typeof result === "string") {
-      errors.push(makeError(display, WHOLE_FILE, result));
-      continue;
-    }
-    const text = decodeManifestText(result);
-    if (typeof text === "string") sources.push({ file: display, text });
-    else errors.push(makeError(display, WHOLE_FILE, text.problem));
+    const result = await readVarFile(resolve(cwd, path), limits.maxVarFileBytes);
+    if (typeof result === "string") sources.push({ file: display, text: result });
+    else errors.push(makeError(display, WHOLE_FILE, result.problem));
   }
   return { sources, errors };
 }
 
-/** Reads at most `maxBytes` of a var file (src/files/read-json-file.ts); a string is the problem. */
-async function readBounded(absolute: string, maxBytes: number): Promise<Uint8Array | string> {
+/** The text of a var file, at most `maxBytes` of it (src/files/read-json-file.ts), or why it cannot be read. */
+async function readVarFile(absolute: string, maxBytes: number): Promise<string | { problem: string }> {
+  const info = await statPath(absolute, "no such file; check the path given to --var-file");
+  if (typeof info === "string") return { problem: info };
+  if (info.isDirectory())
+    return { problem: "is a directory; --var-file takes a YAML file of `NAME: value` lines" };
   const read = await readBoundedBytes(absolute, maxBytes);
-  if (read.problem === undefined) return read.value;
+  if (read.problem === undefined) return decodeManifestText(read.value);
   if (read.problem.kind === "too_large")
-    return `file is over the ${formatBytes(maxBytes)} limit for a var file; a var file holds \`NAME: value\` lines: keep large data out of it`;
+    return {
+      problem: `file is over the ${formatBytes(maxBytes)} limit for a var file; a var file holds \`NAME: value\` lines: keep large data out of it`,
+    };
   const code = read.problem.kind === "missing" ? "ENOENT" : read.problem.code;
-  return code === "EACCES" || code === "EPERM"
-    ? "cannot read the file; check its permissions"
-    : `cannot read the file (${code ?? "unknown error"})`;
+  return {
+    problem:
+      code === "EACCES" || code === "EPERM"
+        ? "cannot read the file; check its permissions"
+        : `cannot read the file (${code ?? "unknown error"})`,
+  };
 }
 
 /** UTF-8 text without a byte-order mark, or why the bytes are not a manifest. */
