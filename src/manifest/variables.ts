@@ -142,6 +142,8 @@ export function parseVarFile(source: ManifestSource): {
   const { file } = source;
   const parsed = parseYaml(source.text, () => new VarFileBuilder(source.text));
   const errors: ManifestDiagnostic[] = [];
+  const fail = (offset: number, message: string) =>
+    errors.push(makeError(file, parsed.positionAt(offset), message));
   const warnings = parsed.warnings.map((warning) =>
     makeWarning(file, warning.position, "a tag here is ignored and the value read as text; remove the tag"),
   );
@@ -163,30 +165,22 @@ export function parseVarFile(source: ManifestSource): {
   for (const problem of parsed.errors) errors.push(makeError(file, problem.position, problem.message));
   if (root === undefined || parsed.fatal) return { entries: [], errors, warnings };
   if (root.kind !== "map") {
-    errors.push(
-      makeError(file, parsed.positionAt(root.offset), `${VAR_FILE_SHAPE}, such as \`PLUGIN_ID: 12\``),
-    );
+    fail(root.offset, `${VAR_FILE_SHAPE}, such as \`PLUGIN_ID: 12\``);
     return { entries: [], errors, warnings };
   }
   const entries: VarFileEntry[] = [];
   for (const entry of read) {
     if (!VARIABLE_NAME.test(entry.key)) {
-      errors.push(
-        makeError(
-          file,
-          parsed.positionAt(entry.keyOffset),
-          `"${entry.key}" is not a variable name; use letters, digits and _, not starting with a digit`,
-        ),
+      fail(
+        entry.keyOffset,
+        `"${entry.key}" is not a variable name; use letters, digits and _, not starting with a digit`,
       );
       continue;
     }
     if (entry.value === undefined) {
-      errors.push(
-        makeError(
-          file,
-          parsed.positionAt(entry.valueOffset),
-          `${entry.key} must have a single value (text, a number, true or false), not a list or mapping`,
-        ),
+      fail(
+        entry.valueOffset,
+        `${entry.key} must have a single value (text, a number, true or false), not a list or mapping`,
       );
       continue;
     }
