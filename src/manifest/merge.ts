@@ -88,22 +88,19 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   );
 
   // One file of a manifest says how it rolls out.
-  const [rolloutFact, ...otherRollouts] = files
-    .flatMap((file) => file.rollout ?? [])
-    .sort((a, b) => compareText(a.source.file, b.source.file) || a.source.line - b.source.line);
-  for (const { source } of otherRollouts) {
-    errors.push(
-      makeError(
-        source.file,
-        source,
-        `rollout is also set at ${rolloutFact?.source.file}:${rolloutFact?.source.line}; one file of a manifest says how it rolls out`,
-      ),
+  const rollouts = files.flatMap((file) => file.rollout ?? []).sort(comparePlaced);
+  for (const [first, other] of repeats(rollouts, () => "")) {
+    conflict(
+      other,
+      `rollout is also set at ${formatSource(first.source)}; one file of a manifest says how it rolls out`,
     );
   }
+  const [rolloutFact] = rollouts;
 
   if (errors.length > 0 || files.some((file) => !file.valid))
     return { state: undefined, errors, warnings: [] };
   const blocks = mergeBlocks(files);
+  const unresolved = hasUnresolvedSets(blocks);
   const expanded = expandManifest(blocks);
   if (expanded.errors.length > 0)
     return { state: undefined, errors: expanded.errors, warnings: expanded.warnings };
@@ -111,22 +108,16 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   if (rolloutFact !== undefined) {
     const { projectSources, ...rollout } = rolloutFact;
     const managed = new Set(expanded.families.map((family) => family.project));
+    const unknown: ManifestDiagnostic[] = [];
     // With a set that says `projects: all`, its projects are known only at plan time: not checked.
-    const unknown = hasUnresolvedSets(blocks)
-      ? []
-      : rollout.waves.flatMap((wave, waveIndex) =>
-          (wave.projects ?? []).flatMap((project, index) =>
-            managed.has(project)
-              ? []
-              : [
-                  makeError(
-                    rollout.source.file,
-                    projectSources[waveIndex]?.[index] ?? wave.source,
-                    `wave "${wave.name}" names project "${project}", which the manifest does not manage; name projects under \`projects:\` (or a project set)`,
-                  ),
-                ],
-          ),
-        );
+    for (const [waveIndex, wave] of unresolved ? [] : rollout.waves.entries()) {
+      for (const [index, project] of (wave.projects ?? []).entries()) {
+        if (managed.has(project)) continue;
+        const at = projectSources[waveIndex]?.[index] ?? wave.source;
+        const message = `wave "${wave.name}" names project "${project}", which the manifest does not manage; name projects under \`projects:\` (or a project set)`;
+        unknown.push(makeError(rollout.source.file, at, message));
+      }
+    }
     if (unknown.length > 0) return { state: undefined, errors: unknown, warnings: expanded.warnings };
     state.rollout = rollout;
   }
@@ -136,7 +127,7 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     state.baseUrlSource = baseUrl.source;
   }
   if (owner !== undefined) state.owner = { name: owner.value, source: owner.source };
-  if (hasUnresolvedSets(blocks)) state.unresolved = blocks;
+  if (unresolved) state.unresolved = blocks;
   return { state, errors, warnings: expanded.warnings };
 }
 

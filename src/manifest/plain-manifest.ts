@@ -214,19 +214,13 @@ export function setKey(object: Record<string, unknown>, key: string, value: unkn
 function schemasAt(schema: JsonSchema, path: readonly (string | number)[]): JsonSchema[] {
   let current = expand(schema, schema);
   for (const segment of path) {
-    const next: JsonSchema[] = [];
-    for (const candidate of current) {
-      const properties = asRecord(candidate.properties);
-      const property =
-        typeof segment === "string" && properties !== undefined ? asRecord(properties[segment]) : undefined;
-      if (property !== undefined) next.push(property);
-      else if (typeof segment === "string" && asRecord(candidate.additionalProperties) !== undefined) {
-        next.push(asRecord(candidate.additionalProperties) as JsonSchema);
-      } else if (typeof segment === "number" && asRecord(candidate.items) !== undefined) {
-        next.push(asRecord(candidate.items) as JsonSchema);
-      }
-    }
-    current = next.flatMap((candidate) => expand(schema, candidate));
+    current = current.flatMap((candidate) => {
+      const child =
+        typeof segment === "number"
+          ? asRecord(candidate.items)
+          : (asRecord(asRecord(candidate.properties)?.[segment]) ?? asRecord(candidate.additionalProperties));
+      return child === undefined ? [] : expand(schema, child);
+    });
   }
   return current;
 }

@@ -165,44 +165,36 @@ function readPrometheus(
   if (prometheus === undefined) return undefined;
   const { url, query, max } = prometheus;
   if (typeof url !== "string" || typeof query !== "string" || typeof max !== "number") return undefined;
-  const urlAt = at(["health", "prometheus", "url"]);
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    errors.push({
-      position: urlAt,
-      message: `prometheus url "${url}" is not a URL; give e.g. http://prometheus:9090`,
-    });
-  }
+  const fail = (key: string, message: string) =>
+    errors.push({ position: at(["health", "prometheus", key]), message });
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed === undefined)
+    fail("url", `prometheus url "${url}" is not a URL; give e.g. http://prometheus:9090`);
   if (parsed !== undefined && (parsed.username !== "" || parsed.password !== "")) {
-    errors.push({
-      position: urlAt,
-      message:
-        "prometheus url holds a user or password: it would be written to the plan and the rollout journal; give Prometheus's URL without them",
-    });
+    fail(
+      "url",
+      "prometheus url holds a user or password: it would be written to the plan and the rollout journal; give Prometheus's URL without them",
+    );
   }
   if (parsed !== undefined && (parsed.search !== "" || parsed.hash !== "")) {
-    errors.push({
-      position: urlAt,
-      message: `prometheus url "${url}" has a query or fragment: give Prometheus's base URL (pcsync asks /api/v1/query under it)`,
-    });
+    fail(
+      "url",
+      `prometheus url "${url}" has a query or fragment: give Prometheus's base URL (pcsync asks /api/v1/query under it)`,
+    );
   }
-  const queryAt = at(["health", "prometheus", "query"]);
   const names = [...query.matchAll(QUERY_PLACEHOLDER)].map((match) => match[1] ?? "");
   for (const name of new Set(names)) {
     if (!KNOWN_PLACEHOLDERS.has(name))
-      errors.push({
-        position: queryAt,
-        message: `prometheus query holds {{${name}}}: it knows {{project}} (the project's id) and {{window}} (the time since the wave's writes)`,
-      });
+      fail(
+        "query",
+        `prometheus query holds {{${name}}}: it knows {{project}} (the project's id) and {{window}} (the time since the wave's writes)`,
+      );
   }
   if (!names.includes("project")) {
-    errors.push({
-      position: queryAt,
-      message:
-        'prometheus query holds no {{project}}: it must give each project its own value, e.g. sum(rate(errors_total{project="{{project}}"}[5m]))',
-    });
+    fail(
+      "query",
+      'prometheus query holds no {{project}}: it must give each project its own value, e.g. sum(rate(errors_total{project="{{project}}"}[5m]))',
+    );
   }
   const auth = readPrometheusAuth(prometheus, at, errors);
   return {

@@ -140,9 +140,7 @@ function describeEnumError(
   const last = path.at(-1);
   const inList = typeof last === "number";
   const key = inList ? path.at(-2) : last;
-  const label = inList
-    ? `"${String(key)}" entry ${describeValue(actual)}`
-    : `"${String(key)}" ${describeValue(actual)}`;
+  const label = `"${String(key)}"${inList ? " entry" : ""} ${describeValue(actual)}`;
   const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
   return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
 }
@@ -264,17 +262,10 @@ export function describeValue(value: unknown): string {
  * digits (a project id under `projects:`).
  */
 function parsePointer(pointer: string, root: unknown): (string | number)[] {
-  if (pointer === "") return [];
   const path: (string | number)[] = [];
-  let value = root;
-  for (const raw of pointer.slice(1).split("/")) {
+  for (const raw of pointer.split("/").slice(1)) {
     const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    const step = Array.isArray(value) && /^\d+$/.test(segment) ? Number(segment) : segment;
-    path.push(step);
-    value =
-      value !== null && typeof value === "object"
-        ? (value as Record<string | number, unknown>)[step]
-        : undefined;
+    path.push(Array.isArray(valueAt(root, path)) && /^\d+$/.test(segment) ? Number(segment) : segment);
   }
   return path;
 }
