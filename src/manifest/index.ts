@@ -78,28 +78,27 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const read = await readManifestSources(paths, options.cwd);
   keepHeapLeanFor(read.sources.reduce((total, source) => total + source.text.length, 0));
   const loaded = loadManifestSources(read.sources, resolved.variables);
-  const files = read.sources.map((source) => source.file);
   // Var files first: a broken one explains the unset variables reported in the manifests.
   const order = [
     ...new Set([
       ...varFiles.errors.map((error) => error.file),
       ...varFiles.sources.map((source) => source.file),
       ...paths,
-      ...files,
+      ...loaded.files,
       ...read.errors.map((error) => error.file),
     ]),
   ];
-  const secrets = resolved.variables.secrets ?? [];
+  const { variables } = resolved;
   const errors = sortAndRedact(
     [...varFiles.errors, ...resolved.errors, ...read.errors, ...loaded.errors],
     order,
-    secrets,
+    variables,
   );
   return {
     value: errors.length > 0 ? undefined : loaded.value,
     errors,
-    warnings: sortAndRedact([...resolved.warnings, ...read.warnings, ...loaded.warnings], order, secrets),
-    files,
+    warnings: sortAndRedact([...resolved.warnings, ...read.warnings, ...loaded.warnings], order, variables),
+    files: loaded.files,
   };
 }
 
@@ -109,12 +108,11 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
  */
 export async function loadVariables(options: LoadOptions): Promise<ResolvedVariables> {
   const { resolved, varFiles } = await readAndResolveVariables(options);
-  const secrets = resolved.variables.secrets ?? [];
   const order = [...varFiles.errors, ...varFiles.sources].map((item) => item.file);
   return {
     variables: resolved.variables,
-    errors: sortAndRedact([...varFiles.errors, ...resolved.errors], order, secrets),
-    warnings: sortAndRedact(resolved.warnings, order, secrets),
+    errors: sortAndRedact([...varFiles.errors, ...resolved.errors], order, resolved.variables),
+    warnings: sortAndRedact(resolved.warnings, order, resolved.variables),
   };
 }
 
@@ -150,24 +148,23 @@ export function loadManifestSources(
   appendAll(errors, merged.errors);
   appendAll(warnings, merged.warnings);
   const files = sources.map((source) => source.file);
-  const secrets = variables.secrets ?? [];
   return {
     value: errors.length > 0 ? undefined : merged.state,
-    errors: sortAndRedact(errors, files, secrets),
-    warnings: sortAndRedact(warnings, files, secrets),
+    errors: sortAndRedact(errors, files, variables),
+    warnings: sortAndRedact(warnings, files, variables),
     files,
   };
 }
 
 /**
- * Sorts by file (in `order`) and position, and redacts. The API key is refused where the loader
- * finds it, and those messages never quote it; this is the last guard, for a message that quotes
- * manifest text the loader had no reason to suspect.
+ * Sorts by file (in `order`) and position, and redacts the secrets of `variables`. The API key is
+ * refused where the loader finds it, and those messages never quote it; this is the last guard, for
+ * a message that quotes manifest text the loader had no reason to suspect.
  */
 function sortAndRedact(
   unsorted: readonly ManifestDiagnostic[],
   order: readonly string[],
-  secrets: readonly string[],
+  { secrets = [] }: ManifestVariables,
 ): ManifestDiagnostic[] {
   const diagnostics = sortDiagnostics(unsorted, order);
   if (secrets.length === 0) return diagnostics;

@@ -89,12 +89,12 @@ export function readManifestBlocks(
         position: reader.at(path, "key"),
         message: "template name is empty; name it, e.g. `baseline:`",
       });
-    // Ids are refused in templates by the schema: no claims to collect.
-    const families = reader.families(asRecord(template), path, "", `template "${name}"`);
+    // Ids are refused in templates by the schema: their claims are dropped.
+    const families = reader.families(asRecord(template), path, "", `template "${name}"`, []);
     read.blocks.templates.push({
       name,
       source: reader.at(path, "key"),
-      families: families.map((each) => each.block),
+      families,
     });
   }
   if (Array.isArray(root.project_sets)) {
@@ -109,14 +109,13 @@ export function readManifestBlocks(
     const projectProblem = checkProjectId(project);
     if (projectProblem !== undefined) errors.push({ position: source, message: projectProblem });
     const block = asRecord(value) ?? {};
-    const families = reader.families(block, path, project, `project "${project}"`);
-    for (const each of families) for (const claim of each.claims) read.idClaims.push(claim);
+    const families = reader.families(block, path, project, `project "${project}"`, read.idClaims);
     read.blocks.projects.push({
       project,
       source,
       ...(block.use === undefined ? {} : { useSource: reader.at([...path, "use"], "key") }),
       use: reader.names(block.use, [...path, "use"]),
-      families: families.map((each) => each.block),
+      families,
     });
   }
   return { read, errors, warnings };
@@ -191,15 +190,14 @@ class BlockReader {
     }
     const projects = this.projectIds(set.projects, [...path, "projects"]);
     const except = this.projectIds(set.except, [...path, "except"]);
-    const families = this.families(set, path, "", label);
+    const claims: IdClaim[] = [];
+    const families = this.families(set, path, "", label, claims);
     // A pinned id is one project's record: a set would pin it in each of its projects.
-    for (const { claims } of families) {
-      for (const claim of claims) {
-        this.errors.push({
-          position: claim.source,
-          message: `id: in ${label} would pin record ${claim.id} in every project of the set; pin it in one project's own block`,
-        });
-      }
+    for (const claim of claims) {
+      this.errors.push({
+        position: claim.source,
+        message: `id: in ${label} would pin record ${claim.id} in every project of the set; pin it in one project's own block`,
+      });
     }
     return {
       label: typeof set.name === "string" ? set.name : `project_sets[${index}]`,
@@ -207,7 +205,7 @@ class BlockReader {
       projects: typeof set.projects === "string" ? "all" : projects,
       except,
       use: this.names(set.use, [...path, "use"]),
-      families: families.map((each) => each.block),
+      families,
     };
   }
 
@@ -225,21 +223,21 @@ class BlockReader {
 
   /**
    * The family blocks of a template, set or project (`project`: "" but for a project; `ownerLabel`:
-   * how messages name the owner), checked; with the ids their configs and overrides pin.
+   * how messages name the owner), checked; the ids their configs and overrides pin go to `claims`.
    */
   families(
     owner: Record<string, unknown> | undefined,
     ownerPath: Path,
     project: string,
     ownerLabel: string,
-  ): { block: FamilyBlock; claims: IdClaim[] }[] {
-    const families: { block: FamilyBlock; claims: IdClaim[] }[] = [];
+    claims: IdClaim[],
+  ): FamilyBlock[] {
+    const families: FamilyBlock[] = [];
     for (const family of FAMILY_NAMES) {
       if (owner?.[family] === undefined) continue;
       const value = asRecord(owner[family]) ?? {};
       const path = [...ownerPath, family];
       const where: FamilyPlace = { project, family, label: `${family} of ${ownerLabel}` };
-      const claims: IdClaim[] = [];
       const block: FamilyBlock = {
         family,
         source: this.at(path, "key"),
@@ -265,7 +263,7 @@ class BlockReader {
       }
       if (Array.isArray(value.configs))
         block.configs = this.configs(value.configs, [...path, "configs"], where, claims);
-      families.push({ block, claims });
+      families.push(block);
     }
     return families;
   }
