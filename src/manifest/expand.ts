@@ -161,8 +161,8 @@ interface Problem {
 /** The problems met, each once: the same one met expanding several projects names them all. */
 class Problems {
   private readonly found = new Map<string, Problem>();
+  /** Every distinct error met, also those past MAX_EXPANSION_ERRORS (which are only counted). */
   private errorCount = 0;
-  private dropped = 0;
 
   add(
     severity: Problem["severity"],
@@ -178,11 +178,8 @@ class Problems {
       return;
     }
     if (severity === "error") {
-      if (this.errorCount >= MAX_EXPANSION_ERRORS) {
-        this.dropped += 1;
-        return;
-      }
       this.errorCount += 1;
+      if (this.errorCount > MAX_EXPANSION_ERRORS) return;
     }
     this.found.set(key, {
       severity,
@@ -201,8 +198,9 @@ class Problems {
       )
       .map(({ at, message, projects }) => make(at.file, at, `${message}${forProjects(projects)}`));
     const last = listed.at(-1);
-    if (severity === "error" && this.dropped > 0 && last !== undefined)
-      listed.push({ ...last, message: `${this.dropped} more errors not shown; fix the ones above first` });
+    const dropped = this.errorCount - MAX_EXPANSION_ERRORS;
+    if (severity === "error" && dropped > 0 && last !== undefined)
+      listed.push({ ...last, message: `${dropped} more errors not shown; fix the ones above first` });
     return listed;
   }
 }

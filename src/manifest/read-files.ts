@@ -126,24 +126,22 @@ async function readManifestFile(absolute: string, limits: ReadLimits): Promise<s
   return decodeManifestText(bytes);
 }
 
+/** Why a path cannot be read, in words, by the system's error code. */
+const STAT_PROBLEMS: Partial<Record<string, string>> = {
+  ELOOP:
+    "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file",
+  EACCES: "permission denied; check the permissions of the file and of the directories above it",
+  EPERM: "permission denied; check the permissions of the file and of the directories above it",
+  ENOTDIR: "a part of the path is a file, not a directory; check the path",
+  ENAMETOOLONG: "the path is too long",
+};
+
 /** The path's status, or why it cannot be read, in words; `missing` for a path that does not exist. */
 async function statPath(absolute: string, missing: string): Promise<Stats | string> {
   try {
     return await stat(absolute);
   } catch (error) {
-    switch ((error as NodeJS.ErrnoException).code) {
-      case "ELOOP":
-        return "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file";
-      case "EACCES":
-      case "EPERM":
-        return "permission denied; check the permissions of the file and of the directories above it";
-      case "ENOTDIR":
-        return "a part of the path is a file, not a directory; check the path";
-      case "ENAMETOOLONG":
-        return "the path is too long";
-      default:
-        return missing;
-    }
+    return STAT_PROBLEMS[(error as NodeJS.ErrnoException).code ?? ""] ?? missing;
   }
 }
 
@@ -195,13 +193,11 @@ export function decodeManifestText(bytes: Uint8Array): string | { problem: strin
     return { problem: "file is UTF-16 text; save it as UTF-8" };
   }
   if (bytes.includes(0)) return { problem: "file is binary (it contains NUL bytes), not YAML text" };
-  let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return { problem: "file is not valid UTF-8 text; save it as UTF-8" };
   }
-  return text;
 }
 
 /** A path for messages: as given, or relative to the working directory when under it. */

@@ -87,9 +87,7 @@ export function resolveVariables(inputs: VariableInputs): ResolvedVariables {
   for (const { name, value } of inputs.assignments ?? [])
     values.set(name, { value, origin: `--var ${name}` });
 
-  const secrets = [...(inputs.secrets ?? [])];
-  const envKey = inputs.env[API_KEY_VARIABLE]?.trim();
-  if (envKey !== undefined && envKey !== "") secrets.push(envKey);
+  const secrets = [...(inputs.secrets ?? []), inputs.env[API_KEY_VARIABLE] ?? ""];
   return {
     variables: {
       values,
