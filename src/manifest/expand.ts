@@ -426,16 +426,15 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   if (own !== undefined) overriding.push({ set: undefined, block: own });
 
   // The common case, a project's own configs only: as written.
-  if (context.applications.length === 0 && setCount === 0 && own !== undefined) {
-    if (own.overrides.length === 0 && own.omit.length === 0) {
-      if (own.configs !== undefined) {
-        const entries = own.configs.map((item) => entryOf(item, own));
-        return finishFamily(context, family, entries, own.prune?.value ?? false, own.source, [own]);
-      }
-      if (!context.usesUnknownTemplate)
-        problems.add("error", own.valueSource, missingConfigs(family, context.templates.size > 0));
-      return undefined;
+  const ownOnly = own !== undefined && setCount === 0 && context.applications.length === 0;
+  if (ownOnly && own.overrides.length === 0 && own.omit.length === 0) {
+    if (own.configs !== undefined) {
+      const entries = own.configs.map((item) => entryOf(item, own));
+      return finishFamily(context, family, entries, own.prune?.value ?? false, own.source, [own]);
     }
+    if (!context.usesUnknownTemplate)
+      problems.add("error", own.valueSource, missingConfigs(family, context.templates.size > 0));
+    return undefined;
   }
 
   const entries: Entry[] = [];

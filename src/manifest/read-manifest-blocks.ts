@@ -5,7 +5,6 @@
 // checks run even when the schema found errors and all problems of a file come out in one run;
 // expand.ts expands the blocks of all files once none has errors, merge.ts checks across files.
 
-import { appendAll } from "../append-all.js";
 import { FAMILY_NAMES } from "../families.js";
 import { asRecord } from "../plain-object.js";
 import { describeLookAlike, lookAlikeKey } from "../record-name.js";
@@ -57,11 +56,12 @@ const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
 
 type Path = readonly (string | number)[];
 
-/** Where a family's configs are, and how messages name the family. */
+/** Where a family's configs are, how messages name the family, and where the ids it pins go. */
 interface FamilyPlace {
   project: string;
   family: string;
   label: string;
+  claims: IdClaim[];
 }
 
 export function readManifestBlocks(
@@ -89,12 +89,11 @@ export function readManifestBlocks(
         position: reader.at(path, "key"),
         message: "template name is empty; name it, e.g. `baseline:`",
       });
-    // Ids are refused in templates by the schema: their claims are dropped.
-    const families = reader.families(asRecord(template), path, "", `template "${name}"`, []);
     read.blocks.templates.push({
       name,
       source: reader.at(path, "key"),
-      families,
+      // Ids are refused in templates by the schema: their claims are dropped.
+      families: reader.families(asRecord(template), path, "", `template "${name}"`, []),
     });
   }
   if (Array.isArray(root.project_sets)) {
@@ -109,13 +108,12 @@ export function readManifestBlocks(
     const projectProblem = checkProjectId(project);
     if (projectProblem !== undefined) errors.push({ position: source, message: projectProblem });
     const block = asRecord(value) ?? {};
-    const families = reader.families(block, path, project, `project "${project}"`, read.idClaims);
     read.blocks.projects.push({
       project,
       source,
       ...(block.use === undefined ? {} : { useSource: reader.at([...path, "use"], "key") }),
       use: reader.names(block.use, [...path, "use"]),
-      families,
+      families: reader.families(block, path, project, `project "${project}"`, read.idClaims),
     });
   }
   return { read, errors, warnings };
@@ -237,7 +235,7 @@ class BlockReader {
       if (owner?.[family] === undefined) continue;
       const value = asRecord(owner[family]) ?? {};
       const path = [...ownerPath, family];
-      const where: FamilyPlace = { project, family, label: `${family} of ${ownerLabel}` };
+      const where: FamilyPlace = { project, family, label: `${family} of ${ownerLabel}`, claims };
       const block: FamilyBlock = {
         family,
         source: this.at(path, "key"),
@@ -246,7 +244,7 @@ class BlockReader {
           const record = asRecord(override);
           return record === undefined
             ? []
-            : [this.override(name, record, [...path, "overrides", name], where, claims)];
+            : [this.override(name, record, [...path, "overrides", name], where)];
         }),
         omit: this.names(value.omit, [...path, "omit"]),
       };
@@ -262,7 +260,7 @@ class BlockReader {
         }));
       }
       if (Array.isArray(value.configs))
-        block.configs = this.configs(value.configs, [...path, "configs"], where, claims);
+        block.configs = this.configs(value.configs, [...path, "configs"], where);
       families.push(block);
     }
     return families;
@@ -273,23 +271,17 @@ class BlockReader {
     override: Record<string, unknown>,
     path: Path,
     where: FamilyPlace,
-    claims: IdClaim[],
   ): OverrideItem {
     const fieldSources = this.fieldSources(override, path, OVERRIDE_FIELDS);
     const item: OverrideItem = { name, source: this.at(path, "key"), fields: {}, fieldSources };
     copyFields(override, item.fields);
     if (override.id !== undefined) item.id = override.id as number;
-    appendAll(claims, claimOf(item, where, name));
+    claim(item, where, name);
     return item;
   }
 
   /** The configs of a family block, with the checks of one block: unique names, all-or-none `order`. */
-  private configs(
-    configs: readonly unknown[],
-    configsPath: Path,
-    where: FamilyPlace,
-    claims: IdClaim[],
-  ): ConfigItem[] {
+  private configs(configs: readonly unknown[], configsPath: Path, where: FamilyPlace): ConfigItem[] {
     const items: ConfigItem[] = [];
     // Each config by its index in `configs` (a label names one without a name by its number).
     const labelOf = (index: number) => {
@@ -339,7 +331,7 @@ class BlockReader {
           }
         }
       } else firstWithoutOrder ??= { index, item };
-      appendAll(claims, claimOf(item, where, name));
+      claim(item, where, name);
     });
 
     if (firstWithOrder !== undefined && firstWithoutOrder !== undefined) {
@@ -376,13 +368,13 @@ class BlockReader {
   }
 }
 
-/** The record a config or an override pins with `id:`, as a claim (merge.ts finds one record claimed twice). */
-function claimOf(item: ConfigItem | OverrideItem, where: FamilyPlace, name: unknown): IdClaim[] {
+/** The record a config or an override pins with `id:`, as a claim of `where` (merge.ts finds one record claimed twice). */
+function claim(item: ConfigItem | OverrideItem, where: FamilyPlace, name: unknown): void {
   const { id } = item;
-  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) return [];
+  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) return;
   const { project, family } = where;
   const source = item.fieldSources.id ?? item.source;
-  return [{ id, project, family, name: typeof name === "string" ? name : undefined, source }];
+  where.claims.push({ id, project, family, name: typeof name === "string" ? name : undefined, source });
 }
 
 /** The fields of a config or an override as written (but `name`), always in this order. */
