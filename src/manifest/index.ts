@@ -212,15 +212,10 @@ function loadOneManifest(
 
 function capErrors(file: string, errors: ManifestDiagnostic[], omitted = 0): ManifestDiagnostic[] {
   if (errors.length <= MAX_ERRORS_PER_FILE) return errors;
-  const sorted = sortDiagnostics(errors, [file]);
-  const shown = sorted.slice(0, MAX_ERRORS_PER_FILE);
+  const shown = sortDiagnostics(errors, [file]).slice(0, MAX_ERRORS_PER_FILE);
   const last = shown.at(-1);
-  shown.push(
-    makeError(
-      file,
-      { line: last?.line ?? 1, col: last?.col ?? 1 },
-      `${errors.length - MAX_ERRORS_PER_FILE + omitted} more errors not shown; fix the ones above first`,
-    ),
-  );
+  const more = errors.length - MAX_ERRORS_PER_FILE + omitted;
+  if (last !== undefined)
+    shown.push({ ...last, message: `${more} more errors not shown; fix the ones above first` });
   return shown;
 }

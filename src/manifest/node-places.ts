@@ -85,15 +85,14 @@ export class NodePlacesBuilder {
 
   private grow(): void {
     const size = this.kinds.length * 2;
-    const grown = <T extends Uint8Array | Int32Array>(array: T, make: (size: number) => T): T => {
-      const bigger = make(size);
+    const grown = <T extends Uint8Array | Int32Array>(array: T, bigger: T): T => {
       bigger.set(array);
       return bigger;
     };
-    this.kinds = grown(this.kinds, (size) => new Uint8Array(size));
-    this.keyOffsets = grown(this.keyOffsets, (size) => new Int32Array(size));
-    this.valueOffsets = grown(this.valueOffsets, (size) => new Int32Array(size));
-    this.ends = grown(this.ends, (size) => new Int32Array(size));
+    this.kinds = grown(this.kinds, new Uint8Array(size));
+    this.keyOffsets = grown(this.keyOffsets, new Int32Array(size));
+    this.valueOffsets = grown(this.valueOffsets, new Int32Array(size));
+    this.ends = grown(this.ends, new Int32Array(size));
   }
 }
 
