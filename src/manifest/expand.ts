@@ -164,11 +164,12 @@ class Problems {
   /** Every distinct error met, also those past MAX_EXPANSION_ERRORS (which are only counted). */
   private errorCount = 0;
 
+  /** A problem met (expanding `project`): an error unless `severity` says otherwise. */
   add(
-    severity: Problem["severity"],
     at: SourceLocation,
     message: string,
     project?: string,
+    severity: Problem["severity"] = "error",
     fromListing = false,
   ) {
     const key = `${severity}\0${at.file}\0${at.line}\0${at.col}\0${message}`;
@@ -221,7 +222,6 @@ function indexTemplates(templates: readonly TemplateBlock[], problems: Problems)
     const first = byName.get(template.name);
     if (first !== undefined) {
       problems.add(
-        "error",
         template.source,
         `template "${template.name}" is also defined at ${formatSource(first.source)}; define each template once (rename one of them)`,
       );
@@ -230,9 +230,10 @@ function indexTemplates(templates: readonly TemplateBlock[], problems: Problems)
     byName.set(template.name, template);
     if (template.families.length === 0) {
       problems.add(
-        "warning",
         template.source,
         `template "${template.name}" provides no family; using it changes nothing`,
+        undefined,
+        "warning",
       );
     }
   }
@@ -252,7 +253,6 @@ function checkUseLists(
       if (!templates.has(entry.name)) {
         const known = names.length === 0 ? "; define it under `templates:`" : didYouMean(entry.name, names);
         problems.add(
-          "error",
           entry.source,
           `unknown template "${entry.name}" in ${owner}${known || `; the templates are: ${names.map((name) => `"${name}"`).join(", ")}`}`,
         );
@@ -261,7 +261,6 @@ function checkUseLists(
       if (first === undefined) seen.set(entry.name, entry.source);
       else {
         problems.add(
-          "error",
           entry.source,
           `template "${entry.name}" is already used by ${owner} at ${formatSource(first)}; use a template once`,
         );
@@ -283,7 +282,6 @@ function mergeProjectBlocks(blocks: readonly ProjectBlock[], problems: Problems)
     }
     if (first.useSource !== undefined && block.useSource !== undefined) {
       problems.add(
-        "error",
         block.useSource,
         `use of project "${block.project}" is also given at ${formatSource(first.useSource)}; list the project's templates in one place`,
       );
@@ -316,7 +314,6 @@ function setMembership(
       if (first === undefined) listed.set(entry.name, entry.source);
       else {
         problems.add(
-          "error",
           entry.source,
           `project ${entry.name} is listed twice in project set "${set.label}" (also at ${formatSource(first)}); list it once`,
         );
@@ -326,7 +323,7 @@ function setMembership(
       // With `all`, offline, the listing is unknown: nothing to check against.
       if (all ? !resolved || listedForKey.has(entry.name) : listed.has(entry.name)) continue;
       const message = `except: project ${entry.name} is not in project set "${set.label}"${all ? " (not listed for this API key)" : ""}; it excludes nothing`;
-      problems.add("warning", entry.source, message, undefined, all);
+      problems.add(entry.source, message, undefined, "warning", all);
     }
     const excluded = new Set(set.except.map((entry) => entry.name));
     for (const project of all ? allProjects : listed.keys()) {
@@ -382,7 +379,6 @@ function applicationsOf(
       } else if (first.list !== list) {
         // Twice in one list is reported once, statically (checkUseLists); across lists, for this project.
         problems.add(
-          "error",
           use.source,
           `template "${use.name}" is already applied at ${formatSource(first.use.source)}; use a template once per project`,
           project,
@@ -433,7 +429,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
       return finishFamily(context, family, entries, own.prune?.value ?? false, own.source, [own]);
     }
     if (!context.usesUnknownTemplate)
-      problems.add("error", own.valueSource, missingConfigs(family, context.templates.size > 0));
+      problems.add(own.valueSource, missingConfigs(family, context.templates.size > 0));
     return undefined;
   }
 
@@ -450,7 +446,6 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     } else if (first.origin !== entry.origin) {
       const firstWhere = `${formatSource(first.item.source)}${first.appliedAt === undefined ? "" : ` via ${formatSource(first.appliedAt)}`}`;
       problems.add(
-        "error",
         entry.item.source,
         `config "${entry.fields.name}" is also provided at ${firstWhere}; a name identifies one config of a project + family: rename one, or omit the templated one`,
         inherited ? project : undefined,
@@ -474,7 +469,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     const entry = byName.get(lookAlikeKey(named.name));
     if (entry === undefined && !context.usesUnknownTemplate) {
       const message = describeUnknownTemplated(key, named.name, family, [...byName.values()]);
-      problems.add("error", named.source, message, inherited);
+      problems.add(named.source, message, inherited);
     }
     return entry;
   };
@@ -491,7 +486,6 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
       if (entry.omittedAt !== undefined) {
         const ownOmit = own?.omit.some((omit) => omit.source === entry.omittedAt) ?? false;
         problems.add(
-          "error",
           override.source,
           `overrides "${override.name}", which omit leaves out at ${formatSource(entry.omittedAt)}; remove one of the two`,
           inherited ?? (ownOmit ? undefined : project),
@@ -502,12 +496,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   for (const { set, block } of overriding) {
     for (const item of block.configs ?? []) add(entryOf(item, block, set?.source), set !== undefined);
     if (block.configs === undefined && !templated && !context.usesUnknownTemplate) {
-      problems.add(
-        "error",
-        block.valueSource,
-        missingConfigs(family, true),
-        set === undefined ? undefined : project,
-      );
+      problems.add(block.valueSource, missingConfigs(family, true), set === undefined ? undefined : project);
     }
   }
   if (!templated && overriding.length === 0) return undefined;
@@ -541,7 +530,6 @@ function agreedPrune(
     if (prune === undefined) continue;
     if (first !== undefined && first.value !== prune.value) {
       context.problems.add(
-        "error",
         prune.source,
         `prune: ${prune.value} differs from prune: ${first.value} at ${formatSource(first.source)}${others}; set prune in the project's ${family} block`,
         context.project,
@@ -565,7 +553,6 @@ function applyOverride(entry: Entry, override: OverrideItem, fromSet: boolean, c
       const earlier = entry.setOverrides.get(field);
       if (earlier !== undefined && !sameSetting(earlier.value, value)) {
         context.problems.add(
-          "error",
           at,
           `${field}: ${JSON.stringify(value)} for "${override.name}" differs from ${JSON.stringify(earlier.value)} at ${formatSource(earlier.at)} of another set with the same project; set it in the project's own overrides`,
           context.project,
@@ -618,7 +605,6 @@ function finishFamily(
     // Within one block it was reported as the block was read.
     if (withOrder.origin !== withoutOrder.origin || withOrder.fields !== withOrder.item.fields) {
       context.problems.add(
-        "error",
         withoutOrder.item.source,
         `"${withoutOrder.fields.name}" has no order, but "${withOrder.fields.name}" has one (${formatSource(orderAt)}); in ${family} give every config of the project an order (in the template or with overrides), or none`,
         inherited ? context.project : undefined,
@@ -659,10 +645,10 @@ function finishFamily(
   for (const { pattern, source: patternSource } of protect) {
     if (names.some(matchesAnyGlob([pattern]))) continue;
     context.problems.add(
-      "warning",
       patternSource,
       `protect: "${pattern}" matches no config of ${family} (it still protects remote records of that name)${didYouMean(pattern, names) || "; check the spelling"}`,
       context.project,
+      "warning",
     );
   }
   return built;
@@ -698,10 +684,10 @@ function warnSharedOrders(context: ProjectContext, family: FamilyName, entries: 
     if (other.origin === entry.origin && asWritten(entry) && asWritten(other)) continue;
     const otherAt = other.fieldSources.order ?? other.item.source;
     context.problems.add(
-      "warning",
       entry.fieldSources.order ?? entry.item.source,
       `order ${order} of "${entry.fields.name}" is also the order of "${other.fields.name}" (${formatSource(otherAt)}) in ${family}; the service breaks the tie by plugin id, give distinct orders (in the template or with overrides)`,
       context.project,
+      "warning",
     );
   }
 }
