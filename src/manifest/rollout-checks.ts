@@ -148,6 +148,9 @@ function orDefault<T extends number | boolean>(value: unknown, fallback: T): T {
   return typeof value === typeof fallback ? (value as T) : fallback;
 }
 
+/** Reports a problem at a key of `health.prometheus`. */
+type Fail = (key: string, message: string) => void;
+
 /** The placeholders a Prometheus query may hold; `{{project}}` it must. */
 const QUERY_PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const KNOWN_PLACEHOLDERS: ReadonlySet<string> = new Set(["project", "window"]);
@@ -165,8 +168,7 @@ function readPrometheus(
   if (prometheus === undefined) return undefined;
   const { url, query, max } = prometheus;
   if (typeof url !== "string" || typeof query !== "string" || typeof max !== "number") return undefined;
-  const fail = (key: string, message: string) =>
-    errors.push({ position: at(["health", "prometheus", key]), message });
+  const fail: Fail = (key, message) => errors.push({ position: at(["health", "prometheus", key]), message });
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (parsed === undefined)
     fail("url", `prometheus url "${url}" is not a URL; give e.g. http://prometheus:9090`);
@@ -196,7 +198,7 @@ function readPrometheus(
       'prometheus query holds no {{project}}: it must give each project its own value, e.g. sum(rate(errors_total{project="{{project}}"}[5m]))',
     );
   }
-  const auth = readPrometheusAuth(prometheus, at, errors);
+  const auth = readPrometheusAuth(prometheus, fail);
   return {
     url,
     query,
@@ -207,19 +209,14 @@ function readPrometheus(
 }
 
 /** `bearer_token_env` or `basic_auth` (the schema checks their shapes): one of them, at most. */
-function readPrometheusAuth(
-  prometheus: Record<string, unknown>,
-  at: (path: readonly (string | number)[]) => Position,
-  errors: YamlProblem[],
-): PrometheusAuth | undefined {
+function readPrometheusAuth(prometheus: Record<string, unknown>, fail: Fail): PrometheusAuth | undefined {
   const token = prometheus.bearer_token_env;
   const basic = asRecord(prometheus.basic_auth);
   if (typeof token === "string" && basic !== undefined) {
-    errors.push({
-      position: at(["health", "prometheus", "bearer_token_env"]),
-      message:
-        "prometheus has both bearer_token_env and basic_auth: Prometheus is sent one Authorization header; keep the one it asks for",
-    });
+    fail(
+      "bearer_token_env",
+      "prometheus has both bearer_token_env and basic_auth: Prometheus is sent one Authorization header; keep the one it asks for",
+    );
     return undefined;
   }
   if (typeof token === "string") return { kind: "bearer", tokenEnv: token };

@@ -147,8 +147,7 @@ export function parseVarFile(source: ManifestSource): {
   );
   const { root, entries: read } = parsed.built;
   if (parsed.fatal && root === undefined) {
-    const first = parsed.errors[0];
-    const position = first?.position ?? { line: 1, col: 1 };
+    const position = parsed.errors[0]?.position ?? { line: 1, col: 1 };
     // One error is enough: past the first syntax error the parser's positions are guesses.
     errors.push(
       makeError(
