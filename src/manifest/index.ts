@@ -74,30 +74,19 @@ export const MAX_ERRORS_PER_FILE = 100;
 
 /** Reads the manifests at `paths` (files or directories; none means `pcsync.yaml`). */
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
-  const { resolved, varFiles } = await readAndResolveVariables(options);
+  const vars = await readAndResolveVariables(options);
   const read = await readManifestSources(paths, options.cwd);
   keepHeapLeanFor(read.sources.reduce((total, source) => total + source.text.length, 0));
-  const loaded = loadManifestSources(read.sources, resolved.variables);
+  const loaded = loadManifestSources(read.sources, vars.variables);
   // Var files first: a broken one explains the unset variables reported in the manifests.
   const order = [
-    ...new Set([
-      ...varFiles.errors.map((error) => error.file),
-      ...varFiles.sources.map((source) => source.file),
-      ...paths,
-      ...loaded.files,
-      ...read.errors.map((error) => error.file),
-    ]),
+    ...new Set([...vars.order, ...paths, ...loaded.files, ...read.errors.map((error) => error.file)]),
   ];
-  const { variables } = resolved;
-  const errors = sortAndRedact(
-    [...varFiles.errors, ...resolved.errors, ...read.errors, ...loaded.errors],
-    order,
-    variables,
-  );
+  const errors = sortAndRedact([...vars.errors, ...read.errors, ...loaded.errors], order, vars.variables);
   return {
     value: errors.length > 0 ? undefined : loaded.value,
     errors,
-    warnings: sortAndRedact([...resolved.warnings, ...read.warnings, ...loaded.warnings], order, variables),
+    warnings: sortAndRedact([...vars.warnings, ...read.warnings, ...loaded.warnings], order, vars.variables),
     files: loaded.files,
   };
 }
@@ -107,15 +96,15 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
  * var-file problems come back as diagnostics.
  */
 export async function loadVariables(options: LoadOptions): Promise<ResolvedVariables> {
-  const { resolved, varFiles } = await readAndResolveVariables(options);
-  const order = [...varFiles.errors, ...varFiles.sources].map((item) => item.file);
+  const { variables, errors, warnings, order } = await readAndResolveVariables(options);
   return {
-    variables: resolved.variables,
-    errors: sortAndRedact([...varFiles.errors, ...resolved.errors], order, resolved.variables),
-    warnings: sortAndRedact(resolved.warnings, order, resolved.variables),
+    variables,
+    errors: sortAndRedact(errors, order, variables),
+    warnings: sortAndRedact(warnings, order, variables),
   };
 }
 
+/** The variables, with the var files' problems first, and the var files in the order read. */
 async function readAndResolveVariables(options: LoadOptions) {
   const varFiles = await readVarFiles(options.varFiles ?? [], options.cwd);
   const resolved = resolveVariables({
@@ -124,7 +113,11 @@ async function readAndResolveVariables(options: LoadOptions) {
     assignments: options.assignments ?? [],
     secrets: options.secrets ?? [],
   });
-  return { resolved, varFiles };
+  return {
+    ...resolved,
+    errors: [...varFiles.errors, ...resolved.errors],
+    order: [...varFiles.errors, ...varFiles.sources].map((item) => item.file),
+  };
 }
 
 /**
