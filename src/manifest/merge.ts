@@ -79,13 +79,7 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     );
   }
   const [owner] = owners;
-  appendAll(
-    errors,
-    checkOwnerDescriptions(
-      files.flatMap((file) => (file.valid ? [file.blocks] : [])),
-      owner?.value,
-    ),
-  );
+  checkOwnerDescriptions(files, owner?.value, errors);
 
   // One file of a manifest says how it rolls out.
   const rollouts = files.flatMap((file) => file.rollout ?? []).sort(comparePlaced);
@@ -132,18 +126,20 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
 }
 
 /**
- * What `owner:` asks of the descriptions of a manifest, checked over every file's blocks
+ * What `owner:` asks of the descriptions of a manifest, checked over every valid file's blocks
  * (templates, sets, projects, overrides), so that a text is checked where it is written, once:
  * with an owner, the description and its mark must fit in the service's limit; without one, a
  * description must not read as carrying a mark (pcsync would strip it, and plan it forever).
+ * Adds what it finds to `errors`.
  */
 function checkOwnerDescriptions(
-  blocks: readonly ManifestBlocks[],
+  files: readonly LoadedManifestFile[],
   owner: string | undefined,
-): ManifestDiagnostic[] {
-  const errors: ManifestDiagnostic[] = [];
-  for (const block of blocks) {
-    const families = [...block.templates, ...block.sets, ...block.projects].flatMap(
+  errors: ManifestDiagnostic[],
+): void {
+  for (const { blocks, valid } of files) {
+    if (!valid) continue;
+    const families = [...blocks.templates, ...blocks.sets, ...blocks.projects].flatMap(
       (owned) => owned.families,
     );
     for (const family of families) {
@@ -156,7 +152,6 @@ function checkOwnerDescriptions(
       }
     }
   }
-  return errors;
 }
 
 function lengthProblem(text: string, owner: string): string | undefined {
