@@ -55,13 +55,12 @@ export function interpolateText(text: string, variables: ManifestVariables = NO_
     }
     const close = text.indexOf("}", dollar + 2);
     if (close < 0) {
-      const token = text.slice(dollar, dollar + 40);
       problems.push({
-        token,
+        token: text.slice(dollar, dollar + 40),
         message: "unclosed `${`: write ${NAME} or ${NAME:-default}, or `$${` for a literal `${`",
       });
-      value += text.slice(dollar);
-      index = text.length;
+      // The rest is kept as written.
+      index = dollar;
       break;
     }
     const token = text.slice(dollar, close + 1);

@@ -160,8 +160,7 @@ function withoutCascades(
 /** Each line whose indentation holds a tab (not blank, not only a comment), at its first tab. */
 function linesIndentedWithTabs(text: string): Position[] {
   const found: Position[] = [];
-  const lines = text.split(/\r\n|\r|\n/);
-  for (const [index, line] of lines.entries()) {
+  for (const [index, line] of text.split(/\r\n|\r|\n/).entries()) {
     const indentation = /^[ \t]*/.exec(line)?.[0] ?? "";
     const rest = line.slice(indentation.length);
     if (!indentation.includes("\t") || rest === "" || rest.startsWith("#")) continue;

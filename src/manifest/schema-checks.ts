@@ -63,7 +63,7 @@ function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem
     const keyLocation = plain.locations.lookup([...path, key]);
     return {
       position: keyLocation?.key ?? location.value,
-      message: describeUnknownKey(key, path, allowedKeysAt(path)),
+      message: describeUnknownKey(key, path),
     };
   }
   return { position: location.value, message: describeValueError(error, path, plain.value, params) };
@@ -111,16 +111,13 @@ function describeValueError(
   }
 }
 
-function describeUnknownKey(
-  key: string,
-  path: readonly (string | number)[],
-  allowed: readonly string[],
-): string {
+function describeUnknownKey(key: string, path: readonly (string | number)[]): string {
   const parent = path.at(-1);
   const isConfig = typeof parent === "number" && path.at(-2) === "configs";
   if (key === "id" && isConfig && path[0] === "templates") {
     return "id: is refused in a template: a record id belongs to one project; pin it in that project's `overrides: {NAME: {id: ...}}`";
   }
+  const allowed = allowedKeysAt(path);
   const isProject = path.length === 2 && (path[0] === "projects" || path[0] === "templates");
   const noun = isProject ? "family" : "key";
   const suggestion = didYouMean(key, allowed);
