@@ -246,9 +246,8 @@ function expand(root: JsonSchema, schema: JsonSchema): JsonSchema[] {
 function schemaTypesAt(schema: JsonSchema, path: readonly (string | number)[]): Set<string> {
   const types = new Set<string>();
   for (const candidate of schemasAt(schema, path)) {
-    const type = candidate.type;
-    if (typeof type === "string") types.add(type);
-    if (Array.isArray(type)) for (const each of type) if (typeof each === "string") types.add(each);
+    // `type` is one type or a list of them.
+    for (const type of [candidate.type].flat()) if (typeof type === "string") types.add(type);
     if (typeof candidate.const === "number") types.add("integer");
   }
   return types;
@@ -256,9 +255,8 @@ function schemaTypesAt(schema: JsonSchema, path: readonly (string | number)[]): 
 
 /** The keys the schema allows in the mapping at `path`. */
 export function allowedKeysAt(path: readonly (string | number)[]): string[] {
-  const schema = loadManifestSchema();
   const keys = new Set<string>();
-  for (const candidate of schemasAt(schema, path)) {
+  for (const candidate of schemasAt(loadManifestSchema(), path)) {
     const properties = asRecord(candidate.properties);
     if (properties !== undefined) for (const key of Object.keys(properties)) keys.add(key);
   }
