@@ -160,11 +160,8 @@ class BlockReader {
    * at its line, rather than rewritten in silence or warned about on every run.
    */
   serviceText(value: unknown, path: (string | number)[]): void {
-    if (Array.isArray(value)) {
-      for (const [index, item] of value.entries()) this.serviceText(item, [...path, index]);
-      return;
-    }
     if (typeof value !== "object" || value === null) return;
+    // A list's entries too: their keys are the indexes, which find a place as numbers do.
     for (const [key, item] of Object.entries(value)) {
       if (typeof item !== "string" || (key !== "name" && key !== "description")) {
         this.serviceText(item, [...path, key]);
