@@ -12,6 +12,7 @@ import {
   applyRollout as runRolloutApply,
   throwUnlessComplete,
 } from "../rollout/apply-rollout.js";
+import type { ProjectHealth } from "../rollout/health-gate.js";
 import {
   rolloutNotice,
   rolloutToFinish,
@@ -64,42 +65,22 @@ export interface RolloutJson {
   journal: string;
 }
 
+/** The failing projects of a halt as the document shows them: their verdicts' words and figures. */
+function failingJson(failing: readonly ProjectHealth[]): NonNullable<RolloutJson["failing"]> {
+  return failing.map(({ project, status, figures, summary }) => ({ project, status, figures, summary }));
+}
+
 function rolloutJson(outcome: RolloutOutcome, journal: string, notWritten: readonly string[]): RolloutJson {
   if (outcome.result === "complete")
     return { result: "complete", ...(notWritten.length > 0 ? { notWritten: [...notWritten] } : {}), journal };
-  if (outcome.result === "interrupted" && outcome.halt !== undefined) {
-    const { failing, undone, stoppedIn, left } = outcome.halt;
-    return {
-      result: "interrupted",
-      wave: outcome.wave,
-      stage: outcome.stage,
-      failing: failing.map(({ project, status, figures, summary }) => ({
-        project,
-        status,
-        figures,
-        summary,
-      })),
-      undone,
-      stoppedIn,
-      left,
-      journal,
-    };
-  }
-  if (outcome.result === "interrupted")
-    return { result: outcome.result, wave: outcome.wave, stage: outcome.stage, journal };
-  if (outcome.result !== "halted") return { result: outcome.result, wave: outcome.wave, journal };
-  return {
-    result: "halted",
-    wave: outcome.wave,
-    failing: outcome.failing.map(({ project, status, figures, summary }) => ({
-      project,
-      status,
-      figures,
-      summary,
-    })),
-    undone: outcome.undone,
-    journal,
-  };
+  const { result, wave } = outcome;
+  if (result === "halted")
+    return { result, wave, failing: failingJson(outcome.failing), undone: outcome.undone, journal };
+  if (result !== "interrupted") return { result, wave, journal };
+  const { stage, halt } = outcome;
+  if (halt === undefined) return { result, wave, stage, journal };
+  const { failing, undone, stoppedIn, left } = halt;
+  return { result, wave, stage, failing: failingJson(failing), undone, stoppedIn, left, journal };
 }
 
 /**
@@ -231,26 +212,28 @@ function outcomeText(outcome: RolloutOutcome, journalPath: string): string {
   }
   if (outcome.result === "interrupted" && outcome.halt !== undefined) {
     const { failing, undone, stoppedIn, left } = outcome.halt;
-    const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
-    for (const verdict of failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);
-    for (const entry of undone)
-      lines.push(
-        `  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`,
-      );
+    const lines = haltLines(outcome.wave, failing, undone);
     lines.push(`  stopped by a signal while rolling back wave "${stoppedIn}" (INCOMPLETE)`);
     for (const name of left) lines.push(`  not rolled back: wave "${name}" (it still holds the change)`);
     lines.push(`Rollout journal: ${journalPath}`);
     return `${lines.join("\n")}\n`;
   }
   if (outcome.result !== "halted") return "";
-  const lines = [`Rollout halted in wave "${outcome.wave}": failing projects:`];
-  for (const verdict of outcome.failing) lines.push(`  project ${verdict.project}: ${verdict.summary}`);
+  const lines = haltLines(outcome.wave, outcome.failing, outcome.undone);
   if (outcome.undone.length === 0)
     lines.push("Nothing was rolled back (on_failure: halt): the waves written stay.");
-  for (const entry of outcome.undone)
-    lines.push(
-      `  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`,
-    );
   lines.push(`Rollout journal: ${journalPath}`);
   return `${lines.join("\n")}\n`;
+}
+
+/** A halt's first lines: the wave, its failing projects, then the waves rolled back (none: none). */
+function haltLines(wave: string, failing: readonly ProjectHealth[], undone: readonly UndoneWave[]): string[] {
+  return [
+    `Rollout halted in wave "${wave}": failing projects:`,
+    ...failing.map((verdict) => `  project ${verdict.project}: ${verdict.summary}`),
+    ...undone.map(
+      (entry) =>
+        `  rolled back wave "${entry.wave}": ${entry.summary}${entry.complete ? "" : " (INCOMPLETE)"}`,
+    ),
+  ];
 }
