@@ -17,43 +17,30 @@ export function describeStopBeforeChanges(name: InterruptSignal): string {
   return `pcsync: ${name} received before any change was made: stopped. Nothing was changed.\n`;
 }
 
-export interface EarlySignalOptions {
-  stderr?: { write(text: string): unknown } | undefined;
-  /** Ends the process (injectable for tests). */
-  exit?: ((code: number) => void) | undefined;
-  /** Where the signals come from (injectable for tests). */
-  source?: Pick<NodeJS.EventEmitter, "on" | "off"> | undefined;
-  /** The binary's arguments: a run of watch holds SIGHUP as well. */
-  argv?: readonly string[] | undefined;
-}
-
 let releaseHeld: (() => void) | undefined;
 /** Set once the binary holds the signals (never in a run in-process, whose listeners must go). */
 let inBinary = false;
 let heldAfterCommand = false;
 
-/** Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing. */
-export function holdEarlySignals(options: EarlySignalOptions = {}): void {
+/**
+ * Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing.
+ * `argv`, the binary's arguments: a run of watch holds SIGHUP as well.
+ */
+export function holdEarlySignals(argv: readonly string[]): void {
   if (releaseHeld !== undefined) return;
   inBinary = true;
-  const stderr = options.stderr ?? process.stderr;
-  const exit = options.exit ?? ((code: number) => process.exit(code));
-  const source = options.source ?? process;
-  const onSignal = (name: InterruptSignal) => {
-    stderr.write(describeStopBeforeChanges(name));
-    exit(SIGNAL_EXIT_CODES[name]);
-  };
-  releaseHeld = listenForStopSignals(source, onSignal);
-  if (options.argv !== undefined && commandNamedBy(options.argv) === "watch") holdHangUps(source);
+  releaseHeld = listenForStopSignals(process, (name) => {
+    process.stderr.write(describeStopBeforeChanges(name));
+    process.exit(SIGNAL_EXIT_CODES[name]);
+  });
+  // The command the run names, read as runCli reads it.
+  if (withoutNoColor(argv)[0] === "watch") holdHangUps();
 }
 
-/**
- * The command a run of the binary names, read as runCli reads it: the first argument once the
- * program's --no-color (taken anywhere before `--`) is set aside.
- */
-function commandNamedBy(argv: readonly string[]): string | undefined {
+/** `argv` without the program's --no-color, which runCli takes anywhere before `--`. */
+export function withoutNoColor(argv: readonly string[]): readonly string[] {
   const end = argv.indexOf("--");
-  return argv.find((arg, index) => !(arg === "--no-color" && (end === -1 || index < end)));
+  return argv.filter((arg, index) => !(arg === "--no-color" && (end === -1 || index < end)));
 }
 
 let hangUpWaiting = false;
@@ -65,8 +52,8 @@ let hangUpsTaken = false;
  * the stop: none of those may end it. The hold stays until the process exits; before watch listens
  * itself, a SIGHUP is remembered for it (takeEarlyHangUp), after that the hold only keeps it alive.
  */
-function holdHangUps(source: Pick<NodeJS.EventEmitter, "on">): void {
-  source.on("SIGHUP", () => {
+function holdHangUps(): void {
+  process.on("SIGHUP", () => {
     if (!hangUpsTaken) hangUpWaiting = true;
   });
 }
@@ -98,16 +85,21 @@ export function listenForStopSignals(
 }
 
 /**
- * The first SIGINT or SIGTERM aborts the signal returned (serve stops, logs --follow ends); both
- * listeners go with it, so that a second signal of either kind ends the process as usual.
+ * Runs `run` with a signal that the first SIGINT or SIGTERM aborts (serve stops, logs --follow
+ * ends); both listeners go with it, or at the end of `run`, so that a second signal of either kind
+ * ends the process as usual.
  */
-export function abortOnStopSignal(): { signal: AbortSignal; dispose: () => void } {
+export async function untilStopSignal<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   const dispose = listenForStopSignals(process, () => {
     dispose();
     controller.abort();
   });
-  return { signal: controller.signal, dispose };
+  try {
+    return await run(controller.signal);
+  } finally {
+    dispose();
+  }
 }
 
 /**

@@ -7,7 +7,6 @@ import type { Writable } from "node:stream";
 import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
 import {
   describeStopBeforeChanges,
-  type EarlySignalOptions,
   holdAfterCommand,
   listenForStopSignals,
   releaseEarlySignals,
@@ -25,14 +24,16 @@ export interface InterruptWatch {
    * default line, which names the signal); the confirmation prompt says the apply was cancelled.
    */
   setStopMessage(message: string | undefined): void;
-  /** Stops listening, at the command's end: in the binary, a signal then ends nothing (holdAfterCommand). */
-  dispose(): void;
 }
 
-export function watchInterrupts(options: EarlySignalOptions & { stderr: Writable }): InterruptWatch {
-  const { stderr } = options;
-  const exit = options.exit ?? ((code: number) => process.exit(code));
-  const source = options.source ?? process;
+/**
+ * Runs a command that writes (apply, rollback) with its signals watched; listening stops at its
+ * end, and in the binary a signal then ends nothing (holdAfterCommand).
+ */
+export async function withInterruptWatch(
+  stderr: Writable,
+  run: (interrupts: InterruptWatch) => Promise<void>,
+): Promise<void> {
   const controller = new AbortController();
   let writing = false;
   let received: InterruptSignal | undefined;
@@ -42,14 +43,14 @@ export function watchInterrupts(options: EarlySignalOptions & { stderr: Writable
     const code = SIGNAL_EXIT_CODES[name];
     if (!writing) {
       stderr.write(stopMessage ?? describeStopBeforeChanges(name));
-      exit(code);
+      process.exit(code);
       return;
     }
     if (received !== undefined) {
       stderr.write(
         `pcsync: ${name} received again: exiting at once. Changes in flight may or may not have been made: run \`pcsync plan\` to see what the server holds.\n`,
       );
-      exit(code);
+      process.exit(code);
       return;
     }
     received = name;
@@ -59,25 +60,25 @@ export function watchInterrupts(options: EarlySignalOptions & { stderr: Writable
     );
     controller.abort(new Error(`interrupted by ${name}`));
   };
-  const stopListening = listenForStopSignals(source, onSignal);
+  const stopListening = listenForStopSignals(process, onSignal);
   // Listening now: the hold of the binary's start (early-signals.ts) can go, with no gap between.
   releaseEarlySignals();
-
-  return {
-    signal: controller.signal,
-    get received() {
-      return received;
-    },
-    beginWrites() {
-      writing = true;
-    },
-    setStopMessage(message) {
-      stopMessage = message;
-    },
-    dispose() {
-      // Held first: with no listener between the two, a signal would end the process by itself.
-      holdAfterCommand();
-      stopListening();
-    },
-  };
+  try {
+    await run({
+      signal: controller.signal,
+      get received() {
+        return received;
+      },
+      beginWrites() {
+        writing = true;
+      },
+      setStopMessage(message) {
+        stopMessage = message;
+      },
+    });
+  } finally {
+    // Held first: with no listener between the two, a signal would end the process by itself.
+    holdAfterCommand();
+    stopListening();
+  }
 }

@@ -7,7 +7,7 @@
 import { setFlagsFromString } from "node:v8";
 import { holdEarlySignals } from "./early-signals.js";
 
-holdEarlySignals({ argv: process.argv.slice(2) });
+holdEarlySignals(process.argv.slice(2));
 
 // undici parses HTTP with llhttp built to WebAssembly, which V8 also compiles with its optimising
 // tier at the first request: about 300 ms of CPU, more than the rest of a `pcsync plan` of a few

@@ -11,7 +11,7 @@ import { SecretRegistry } from "../redact.js";
 import { API_KEY_ENV, registerSecretWords } from "../run/credentials.js";
 import { type CliIo, type GivenIo, withOutputEdge } from "./cli-io.js";
 import { type CommandRegistrar, describeExitCodes } from "./command.js";
-import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals } from "./early-signals.js";
+import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals, withoutNoColor } from "./early-signals.js";
 
 // One entry per command (src/exit-codes.ts lists them in help's order); each lives in
 // commands/<name>.ts and is imported only by a run that can reach it (undici, ajv, yaml... cost
@@ -142,10 +142,9 @@ export async function runCli(argv: readonly string[], given: GivenIo): Promise<E
   registerSecretWords(given.env[API_KEY_ENV] ?? "", secrets);
   const keyFlag = registerMistypedKeyFlags(argv, secrets);
   // --no-color anywhere before `--`, on every command: the same as NO_COLOR=1.
-  const end = argv.indexOf("--");
-  const isColourOff = (arg: string, index: number) => arg === "--no-color" && (end === -1 || index < end);
-  if (argv.some(isColourOff)) {
-    argv = argv.filter((arg, index) => !isColourOff(arg, index));
+  const rest = withoutNoColor(argv);
+  if (rest.length < argv.length) {
+    argv = rest;
     given = { ...given, env: { ...given.env, NO_COLOR: "1" } };
   }
   const io = given.edge === undefined ? withOutputEdge({ ...given, secrets }) : { ...given, secrets };

@@ -27,7 +27,7 @@ import {
   concurrencyOf,
   createClientFromFlags,
 } from "../connection.js";
-import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
+import { type InterruptWatch, withInterruptWatch } from "../interrupt.js";
 import { applyJournaled, describeJournalNext, type JournalFlags } from "../journal-run.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
@@ -387,13 +387,8 @@ Examples:
       await client.close();
     }
   };
-  return command.action(async (flags: ApplyFlags, self: Command) => {
-    // Until the writes begin, a signal ends the run at once; after, it stops new writes only.
-    const interrupts = watchInterrupts({ stderr: io.stderr });
-    try {
-      await runApply(flags, self, interrupts);
-    } finally {
-      interrupts.dispose();
-    }
-  });
+  // Until the writes begin, a signal ends the run at once; after, it stops new writes only.
+  return command.action((flags: ApplyFlags, self: Command) =>
+    withInterruptWatch(io.stderr, (interrupts) => runApply(flags, self, interrupts)),
+  );
 };

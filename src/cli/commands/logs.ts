@@ -18,7 +18,7 @@ import {
   parsePositiveInt,
   parseSecondsFlag,
 } from "../connection.js";
-import { abortOnStopSignal } from "../early-signals.js";
+import { untilStopSignal } from "../early-signals.js";
 import {
   addOptionAlias,
   collect,
@@ -223,22 +223,19 @@ Examples:
       }
       // Following reads like a terminal log: oldest at the top, the newest arriving at the bottom.
       for (const entry of [...entries].reverse()) print(entry);
-      const stop = abortOnStopSignal();
-      try {
-        await followLogs(
+      await untilStopSignal((stop) =>
+        followLogs(
           source,
           settings.query,
           { ...tail, since: settings.since },
           {
             intervalMs: settings.intervalMs,
-            stop: stop.signal,
+            stop,
             show: print,
             warn: (line) => io.stderr.write(`warning: ${line}\n`),
           },
-        );
-      } finally {
-        stop.dispose();
-      }
+        ),
+      );
     });
   });
 };

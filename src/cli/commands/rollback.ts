@@ -23,7 +23,7 @@ import {
   concurrencyOf,
   createClientFromFlags,
 } from "../connection.js";
-import { type InterruptWatch, watchInterrupts } from "../interrupt.js";
+import { type InterruptWatch, withInterruptWatch } from "../interrupt.js";
 import { applyJournaled } from "../journal-run.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, savePlan } from "../print-plan.js";
 import { formatOption, type OutputFormat, outOption } from "../shared-options.js";
@@ -210,12 +210,7 @@ Examples:
       await client?.close();
     }
   };
-  return command.action(async (flags: RollbackFlags) => {
-    const interrupts = watchInterrupts({ stderr: io.stderr });
-    try {
-      await runRollback(flags, interrupts);
-    } finally {
-      interrupts.dispose();
-    }
-  });
+  return command.action((flags: RollbackFlags) =>
+    withInterruptWatch(io.stderr, (interrupts) => runRollback(flags, interrupts)),
+  );
 };

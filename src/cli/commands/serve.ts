@@ -19,7 +19,7 @@ import { EXIT_OK } from "../../errors.js";
 import { InputError } from "../../input-error.js";
 import { DEFAULT_PORT, runServe, type ServeSettings } from "../../run/serve-emulator.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
-import { abortOnStopSignal } from "../early-signals.js";
+import { untilStopSignal } from "../early-signals.js";
 import { collect } from "../shared-options.js";
 
 /** The option values as commander hands them over: strings, unchecked. */
@@ -292,11 +292,6 @@ Examples:
     .option("--quiet", "do not log requests to stderr")
     .action(async (raw: RawServeOptions) => {
       const settings = parseServeOptions(raw, io.cwd);
-      const stop = abortOnStopSignal();
-      try {
-        await runServe(settings, io, once(stop.signal, "abort"));
-      } finally {
-        stop.dispose();
-      }
+      await untilStopSignal((stop) => runServe(settings, io, once(stop, "abort")));
       setExit(EXIT_OK);
     });
