@@ -131,51 +131,32 @@ export function parseRateLimit(spec: string): { perMinute?: number; perHour?: nu
         `--rate-limit must be requests per minute, or windows like 480/minute,4800/hour; got "${spec}"`,
       );
     }
-    limits[window] = parseInteger(
-      "--rate-limit",
-      count.trim(),
-      1,
-      1_000_000,
-      "a whole number of requests from 1 to 1000000",
-    );
+    const what = "a whole number of requests from 1 to 1000000";
+    limits[window] = parseInteger("--rate-limit", count.trim(), 1, 1_000_000, what);
   }
   return limits;
 }
 
+/** A delay of a fault, in whole milliseconds up to 10 minutes. */
+function parseMs(flag: string, raw: string): number {
+  return parseInteger(flag, raw, 0, 600_000, "a whole number of milliseconds up to 600000 (10 minutes)");
+}
+
 export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSettings {
   const faults: FaultOptions = {};
-  if (raw.latency !== undefined) {
-    faults.latencyMs = parseInteger(
-      "--latency",
-      raw.latency,
-      0,
-      600_000,
-      "a whole number of milliseconds up to 600000 (10 minutes)",
-    );
-  }
+  if (raw.latency !== undefined) faults.latencyMs = parseMs("--latency", raw.latency);
   if (raw.fail503 !== undefined) faults.fail503Rate = parseRate("--fail-503", raw.fail503);
   if (raw.fail429 !== undefined) faults.fail429Rate = parseRate("--fail-429", raw.fail429);
   if (raw.dropWrites !== undefined) faults.dropWriteRate = parseRate("--drop-writes", raw.dropWrites);
   if (raw.lateWrites !== undefined) faults.lateWriteRate = parseRate("--late-writes", raw.lateWrites);
   if (raw.lateWriteDelay !== undefined)
-    faults.lateWriteMs = parseInteger(
-      "--late-write-delay",
-      raw.lateWriteDelay,
-      0,
-      600_000,
-      "a whole number of milliseconds up to 600000 (10 minutes)",
-    );
+    faults.lateWriteMs = parseMs("--late-write-delay", raw.lateWriteDelay);
   if (raw.fail500AfterCommit !== undefined)
     faults.commitThen500Rate = parseRate("--fail-500-after-commit", raw.fail500AfterCommit);
   if (raw.proxyErrors !== undefined) faults.proxyErrorRate = parseRate("--proxy-errors", raw.proxyErrors);
   if (raw.retryAfter503 !== undefined) {
-    faults.fail503RetryAfterSeconds = parseInteger(
-      "--retry-after-503",
-      raw.retryAfter503,
-      0,
-      86_400,
-      "a whole number of seconds up to 86400 (a day)",
-    );
+    const what = "a whole number of seconds up to 86400 (a day)";
+    faults.fail503RetryAfterSeconds = parseInteger("--retry-after-503", raw.retryAfter503, 0, 86_400, what);
   }
   if (raw.rateLimit !== undefined) faults.rateLimit = parseRateLimit(raw.rateLimit);
   if (raw.faultLogErrors !== undefined && raw.faultLogErrors.length > 0) {
