@@ -119,21 +119,12 @@ export function renderApplyReport(
     );
   }
   if (report.unknown > 0 || report.unchecked > 0) {
-    const what = [
-      report.unknown > 0
-        ? report.unknown === 1
-          ? "whether the change marked unknown was made"
-          : `whether the ${report.unknown} changes marked unknown were made`
-        : "",
-      report.unchecked > 0
-        ? report.unchecked === 1
-          ? "whether the unchecked create has a copy"
-          : `whether the ${report.unchecked} unchecked creates have a copy`
-        : "",
-    ]
-      .filter((part) => part !== "")
-      .join(", and ");
-    out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what}.\n`);
+    const what: string[] = [];
+    if (report.unknown === 1) what.push("whether the change marked unknown was made");
+    if (report.unknown > 1) what.push(`whether the ${report.unknown} changes marked unknown were made`);
+    if (report.unchecked === 1) what.push("whether the unchecked create has a copy");
+    if (report.unchecked > 1) what.push(`whether the ${report.unchecked} unchecked creates have a copy`);
+    out.write(`Run \`pcsync plan\` to see what the server holds: it shows ${what.join(", and ")}.\n`);
   }
   if (report.mayLandUntil !== undefined)
     out.write(

@@ -155,17 +155,25 @@ function renderTies(plan: Plan, sections: readonly FamilySection[], budget: numb
 function renderWarning(heading: string, messages: readonly string[], budget: number): string | undefined {
   if (messages.length === 0) return undefined;
   const lines = ["> [!WARNING]", `> ${heading}`];
-  let length = lines.join("\n").length;
-  let shown = 0;
-  for (const message of messages) {
-    const line = `> - ${escapeText(truncateCodePoints(message, MAX_WARNING_CHARS))}`;
-    if (length + line.length + 1 > budget) break;
-    lines.push(line);
-    length += line.length + 1;
-    shown += 1;
-  }
+  const shown = pushWhileFits(
+    lines,
+    messages.map((message) => `> - ${escapeText(truncateCodePoints(message, MAX_WARNING_CHARS))}`),
+    budget,
+  );
   if (shown < messages.length) lines.push(`> - … and ${messages.length - shown} more`);
   return lines.join("\n");
+}
+
+/** Adds to `lines` as many of `more` as the joined lines hold in `budget` characters; returns how many. */
+function pushWhileFits(lines: string[], more: readonly string[], budget: number): number {
+  const before = lines.length;
+  let length = lines.join("\n").length;
+  for (const line of more) {
+    length += line.length + 1;
+    if (length > budget) break;
+    lines.push(line);
+  }
+  return lines.length - before;
 }
 
 function renderTable(sections: readonly FamilySection[], budget: number): string {
@@ -173,37 +181,20 @@ function renderTable(sections: readonly FamilySection[], budget: number): string
     "| Project | Family | Create | Update | Delete | Reorder |",
     "| --- | --- | ---: | ---: | ---: | ---: |",
   ];
-  const counted = sections.filter((section) => countChanges(section.counts) > 0);
-  const total = sumCounts(counted.map((section) => section.counts));
-  let length = lines.join("\n").length;
-  let shown = 0;
-  for (const section of counted) {
-    const row = renderRow(
-      escapeText(truncateCodePoints(section.project, MAX_CELL_CHARS)),
-      section.family,
-      section.counts,
-    );
-    if (length + row.length + 1 > budget) break;
-    lines.push(row);
-    length += row.length + 1;
-    shown += 1;
-  }
+  const counted = sections.filter((section) => ACTIONS.some((action) => section.counts[action] > 0));
+  const rows = counted.map(
+    ({ project, family, counts }) =>
+      `| ${escapeText(truncateCodePoints(project, MAX_CELL_CHARS))} | ${family} | ${counts.create} | ${counts.update} | ${counts.delete} | ${counts.reorder} |`,
+  );
+  const shown = pushWhileFits(lines, rows, budget);
   if (shown < counted.length) {
     const rest = sumCounts(counted.slice(shown).map((section) => section.counts));
     const { create, update, delete: deletes, reorder } = rest;
     lines.push(`| … ${counted.length - shown} more | | ${create} | ${update} | ${deletes} | ${reorder} |`);
   }
-  const { create, update, delete: deletes, reorder } = total;
+  const { create, update, delete: deletes, reorder } = sumCounts(counted.map((section) => section.counts));
   lines.push(`| **Total** | | **${create}** | **${update}** | **${deletes}** | **${reorder}** |`);
   return lines.join("\n");
-}
-
-function renderRow(project: string, family: string, counts: PlanSummary): string {
-  return `| ${project} | ${family} | ${counts.create} | ${counts.update} | ${counts.delete} | ${counts.reorder} |`;
-}
-
-function countChanges(counts: PlanSummary): number {
-  return counts.create + counts.update + counts.delete + counts.reorder;
 }
 
 const ACTIONS = ["create", "update", "delete", "reorder"] as const satisfies readonly (keyof PlanSummary)[];
