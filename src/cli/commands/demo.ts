@@ -65,21 +65,11 @@ export const registerDemoCommand = (
     };
     try {
       io.stdout.write(`Emulator (profile ${flags.profile}) running at ${emulator.url} with example data.\n`);
-      const first = await step("1. What would change?", ["plan", "-f", manifest, ...variableArgs]);
-      const applied = await step("2. Make it so.", [
-        "apply",
-        "--auto-approve",
-        "-f",
-        manifest,
-        ...variableArgs,
-      ]);
-      const second = await step("3. Plan again: nothing left to do.", [
-        "plan",
-        "-f",
-        manifest,
-        ...variableArgs,
-        "--detailed-exitcode",
-      ]);
+      const manifestArgs = ["-f", manifest, ...variableArgs];
+      const first = await step("1. What would change?", ["plan", ...manifestArgs]);
+      const applied = await step("2. Make it so.", ["apply", "--auto-approve", ...manifestArgs]);
+      const again = ["plan", ...manifestArgs, "--detailed-exitcode"];
+      const second = await step("3. Plan again: nothing left to do.", again);
       if (first !== 0 || applied !== 0 || second !== 0) {
         io.stderr.write("demo: a step did not succeed (see above)\n");
         setExit(EXIT_ERROR);
