@@ -3,7 +3,7 @@
 
 import type { Command } from "commander";
 import { MAX_TIMER_MS } from "../abortable-sleep.js";
-import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
+import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS } from "../api/index.js";
 import {
   CREATE_POSTS,
   type CreateRule,
@@ -100,15 +100,10 @@ function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | un
   return settleMs;
 }
 
-/** `--timeout` in ms. */
-function timeoutMsOf(flags: ConnectionFlags): number {
-  return parseSecondsFlag(flags.timeout, "--timeout");
-}
-
 /** How apply settles a failed create, from `--settle-timeout` and `--treat-5xx-as-in-flight`. */
 export function createRuleOf(flags: ConnectionFlags): CreateRule {
   return {
-    settleTimeoutMs: settleTimeoutOf(flags, timeoutMsOf(flags)),
+    settleTimeoutMs: settleTimeoutOf(flags, parseSecondsFlag(flags.timeout, "--timeout")),
     treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
   };
 }
@@ -144,14 +139,6 @@ export function concurrencyOf(flags: ConnectionFlags): number {
   return parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
-/** `--max-list-records` and `--list-timeout`, checked. */
-function listBoundsOf(flags: ConnectionFlags): ListBounds {
-  return {
-    maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
-    maxReadMs: parseSecondsFlag(flags.listTimeout, "--list-timeout"),
-  };
-}
-
 /**
  * PCSYNC_TIME_SCALE, a testing seam: every duration of the client (timeouts, proof windows, the
  * settle time, backoffs, the longest pause honoured, the list time bound) multiplied by one factor,
@@ -180,7 +167,7 @@ export async function createClientFromFlags(
       baseUrl: flags.baseUrl,
       apiKeyFile: flags.apiKeyFile,
       client: () => {
-        const timeoutMs = timeoutMsOf(flags);
+        const timeoutMs = parseSecondsFlag(flags.timeout, "--timeout");
         // Checked with the other flags, before anything is read; apply takes it from createRuleOf.
         settleTimeoutOf(flags, timeoutMs);
         return {
@@ -189,7 +176,10 @@ export async function createClientFromFlags(
           ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),
           requestTimeoutMs: timeoutMs,
           bodyTimeoutMs: timeoutMs,
-          listBounds: listBoundsOf(flags),
+          listBounds: {
+            maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
+            maxReadMs: parseSecondsFlag(flags.listTimeout, "--list-timeout"),
+          },
           treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
           timeScale: timeScaleOf(io.env),
           ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),

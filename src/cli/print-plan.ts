@@ -70,13 +70,8 @@ export function printApplyJson(
   /** Why the run was refused once its plan was made: nothing was written. */
   refused?: string,
 ): void {
-  const document = {
-    plan,
-    result,
-    ...(rollout === undefined ? {} : { rollout }),
-    ...(refused === undefined ? {} : { refused }),
-  };
-  const text = `${neutraliseJson(JSON.stringify(document, null, 2))}\n`;
+  // JSON leaves out the keys whose value is undefined: the rollout and the refusal when there are none.
+  const text = `${neutraliseJson(JSON.stringify({ plan, result, rollout, refused }, null, 2))}\n`;
   const locate = () => {
     const places = locateSecrets(result, io.secrets).map((path) => {
       const outcome =
@@ -143,9 +138,9 @@ export function refuseSecretIn(
 ): void {
   if (secrets.contains(text))
     throw new InputError("secret_in_output", {
-      what: what,
+      what,
       places: locate(),
-      remedy: remedy,
+      remedy,
       shortestSecret: secrets.shortestSecretLength,
     });
 }

@@ -62,18 +62,10 @@ const REPORT_MAX_LINES = 40;
 
 /** What an apply or a rollback did, as its log says it, in a code block under the plan. */
 function reportMarkdown(report: ApplyReport, command: "apply" | "rollback", after: string): string {
-  let text = "";
-  renderApplyReport(
-    report,
-    {
-      write: (chunk: string) => {
-        text += chunk;
-      },
-    },
-    { colour: false, command },
-  );
+  const chunks: string[] = [];
+  renderApplyReport(report, { write: (chunk: string) => chunks.push(chunk) }, { colour: false, command });
   // The report's summary line is its last: kept when the list before it is cut.
-  const shown = [...capLines(text, 1), ...capLines(after, 0)];
+  const shown = [...capLines(chunks.join(""), 1), ...capLines(after, 0)];
   const body = shown.map((line) => (line.length > 300 ? `${line.slice(0, 297)}...` : line)).join("\n");
   // A fence longer than any run of backticks in the text, so that nothing in it closes the block.
   const longest = [...body.matchAll(/`+/g)].reduce((most, match) => Math.max(most, match[0].length), 2);

@@ -192,7 +192,7 @@ Examples:
       await appendStepSummary(
         plan,
         io,
-        isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)",
+        isApplyComplete(report) ? "pcsync rollback" : "pcsync rollback (incomplete)",
         { report, command: "rollback" },
       );
       // The same rollback again puts back what is still not as it was (and changes nothing twice).
