@@ -106,14 +106,12 @@ export class OutputEdge {
    * left half done, because nobody reads its output any more: its writes matter more than its report.
    */
   keepRunningFor: string | undefined;
-  readonly #onLoss: ((loss: OutputLoss) => void) | undefined;
 
   constructor(
     streams: { stdout: Target; stderr: Target },
     options: { registry: SecretRegistry; onLoss?: ((loss: OutputLoss) => void) | undefined },
   ) {
     this.registry = options.registry;
-    this.#onLoss = options.onLoss;
     const writer = (stream: OutputStreamName) =>
       new RedactingWriter(streams[stream], this.registry, {
         onRedacted: (count) => {
@@ -122,7 +120,7 @@ export class OutputEdge {
         onLost: (error) => {
           const loss = { stream, error };
           this.losses.push(loss);
-          this.#onLoss?.(loss);
+          options.onLoss?.(loss);
         },
       });
     this.stdout = writer("stdout");

@@ -298,12 +298,9 @@ export function describeUnmanaged(
 
 /** `2 with no owner mark, 1 of another owner; prune deletes only records marked "team-a"` */
 function describePruneKept(kept: PruneKept, options: ValueOptions): string {
-  const parts = [
-    kept.unmarked > 0 ? `${kept.unmarked} with no owner mark` : "",
-    kept.otherOwners > 0
-      ? `${kept.otherOwners} ${kept.otherOwners === 1 ? "of another owner" : "of other owners"}`
-      : "",
-  ].filter((part) => part !== "");
+  const parts: string[] = [];
+  if (kept.unmarked > 0) parts.push(`${kept.unmarked} with no owner mark`);
+  if (kept.otherOwners > 0) parts.push(plural(kept.otherOwners, "of another owner", "of other owners"));
   return `${parts.join(", ")}; prune deletes only records marked by owner ${formatValue(kept.owner, options)}`;
 }
 

@@ -105,7 +105,7 @@ function compactContext(text: string, isFirst: boolean, isLast: boolean): string
   const words = tokens.filter(isWord).length;
   const sides = isFirst || isLast ? 1 : 2;
   if (words <= CONTEXT_WORDS * sides && text.length <= CONTEXT_CHARS * sides) return text;
-  const head = clipEnd(leadingWords(tokens, CONTEXT_WORDS).join("").trimEnd());
+  const head = truncateCodePoints(leadingWords(tokens, CONTEXT_WORDS).join("").trimEnd(), CONTEXT_CHARS);
   const tail = clipStart(
     leadingWords([...tokens].reverse(), CONTEXT_WORDS)
       .reverse()
@@ -133,10 +133,6 @@ function leadingWords(tokens: readonly string[], count: number): string[] {
     kept.push(token);
   }
   return kept;
-}
-
-function clipEnd(text: string): string {
-  return text.length > CONTEXT_CHARS ? truncateCodePoints(text, CONTEXT_CHARS) : text;
 }
 
 function clipStart(text: string): string {
