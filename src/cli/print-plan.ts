@@ -95,24 +95,24 @@ export function printApplyJson(
 
 /**
  * Saves the plan for `apply --plan` (see writeFileSafely: 0600, atomic, never over a device or one
- * of `inputs`). Returns the sentence that says where it went.
+ * of `inputs`), and says on stderr where it went.
  */
 export async function savePlan(
   plan: Plan,
   path: string,
-  options: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
-): Promise<string> {
-  const target = await writeFileSafely(
-    path,
-    planDocument(plan, `the plan file ${path}`, options.secrets),
-    options,
-  );
+  io: CliIo,
+  inputs: readonly RunInput[],
+): Promise<void> {
+  const text = planDocument(plan, `the plan file ${path}`, io.secrets);
+  const target = await writeFileSafely(path, text, { cwd: io.cwd, inputs });
   // A plan with waves is for review: `apply --plan` refuses it, since a rollout reads each wave again.
-  if (plan.rollout !== undefined)
-    return `${target.kind === "file" ? "Saved" : "Wrote"} the plan to ${path}, for review: it rolls out in waves, so apply the manifest it was made from with: pcsync apply -f MANIFEST (apply --plan refuses a plan with waves)`;
-  return target.kind === "file"
-    ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}`
-    : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
+  const saved =
+    plan.rollout !== undefined
+      ? `${target.kind === "file" ? "Saved" : "Wrote"} the plan to ${path}, for review: it rolls out in waves, so apply the manifest it was made from with: pcsync apply -f MANIFEST (apply --plan refuses a plan with waves)`
+      : target.kind === "file"
+        ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}`
+        : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
+  io.stderr.write(`${saved}\n`);
 }
 
 /** `warning: ...` or `note: ...` on stderr: what the plan's reader must know that it does not show. */

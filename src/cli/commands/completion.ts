@@ -3,7 +3,6 @@
 
 import { Argument, type Command, type Option } from "commander";
 import { PROFILE_NAMES } from "../../emulator/types.js";
-import { FAMILY_NAMES } from "../../families.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -21,8 +20,8 @@ Examples:
   )
     .addArgument(new Argument("<shell>", "the shell to complete in").choices(SHELLS))
     .action((shell: Shell) => {
-      // Read at run time, once every command has been registered.
-      const tree = describeProgram(program, { "--family": FAMILY_NAMES, "--profile": PROFILE_NAMES });
+      // Read at run time, once every command has been registered. --family has its choices already.
+      const tree = describeProgram(program, { "--profile": PROFILE_NAMES });
       io.stdout.write(renderCompletion(tree, shell));
     });
 

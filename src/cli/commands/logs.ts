@@ -137,7 +137,6 @@ export function parseLogsFlags(flags: LogsFlags, now: number) {
     ...(since ? { after: since } : {}),
     ...(until ? { before: until } : {}),
   };
-  const { format } = flags;
   return {
     target,
     query,
@@ -145,7 +144,7 @@ export function parseLogsFlags(flags: LogsFlags, now: number) {
     limit: parsePositiveInt(flags.limit, "--limit"),
     follow: flags.follow === true,
     intervalMs: parseSecondsFlag(flags.interval, "--interval"),
-    format,
+    format: flags.format,
   };
 }
 

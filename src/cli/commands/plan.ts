@@ -43,8 +43,8 @@ Examples:
     const scope = scopeOf(flags);
     const { desired, whole } = await loadManifestAndScope(flags, scope, io);
     // Relative to the command's working directory, as the manifest paths are; refused before any request.
-    const output = { cwd: io.cwd, inputs: runInputs(flags, { manifests: true }), secrets: io.secrets };
-    if (flags.out) await resolveOutputTarget(flags.out, output);
+    const inputs = runInputs(flags, { manifests: true });
+    if (flags.out) await resolveOutputTarget(flags.out, { cwd: io.cwd, inputs });
     const client = await createClientFromFlags(flags, io, {
       fallback: manifestServer(desired),
     });
@@ -76,10 +76,7 @@ Examples:
           lead: "refusing the plan: it deletes protected records",
         });
       }
-      if (flags.out) {
-        const saved = await savePlan(plan, flags.out, output);
-        io.stderr.write(`${saved}\n`);
-      }
+      if (flags.out) await savePlan(plan, flags.out, io, inputs);
       if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);
     } finally {
       await client.close();

@@ -133,14 +133,7 @@ Examples:
             // An empty plan says nothing of a manifest: "Nothing to roll back" follows instead.
             if (format !== "json" && hasChanges(plan)) printPlan(plan, format, io, { followed: true });
             else checkPlanPrintableAsJson(plan, io.secrets);
-            if (flags.out) {
-              const saved = await savePlan(plan, flags.out, {
-                cwd: io.cwd,
-                inputs: rollbackInputs(flags),
-                secrets: io.secrets,
-              });
-              io.stderr.write(`${saved}\n`);
-            }
+            if (flags.out) await savePlan(plan, flags.out, io, rollbackInputs(flags));
           },
           approve:
             flags.autoApprove || stdin === undefined || !canAsk(stdin)

@@ -194,10 +194,9 @@ Examples:
             "HOST:PORT, such as 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464",
             parseListen,
           );
-    const webhookTimeoutMs = parseSecondsFlag(flags.webhookTimeout, "--webhook-timeout");
     const webhooks = await createWebhookSender(flags, io, {
       format: flags.webhookFormat,
-      timeoutMs: webhookTimeoutMs,
+      timeoutMs: parseSecondsFlag(flags.webhookTimeout, "--webhook-timeout"),
       withoutUrl: "--webhook-secret-file needs a --webhook URL to sign events for",
     });
     // prom-client and the rest of the service load only for a run of watch, not for --help.
@@ -240,9 +239,8 @@ Examples:
             printDiagnostics(loaded, io);
             throw new InputError("manifest_invalid", { diagnostics: loaded.errors });
           }
-          const fallback = manifestServer(loaded?.value);
           const client = await createClientFromFlags(flags, io, {
-            fallback,
+            fallback: manifestServer(loaded?.value),
             signal,
             onAttempt: (method, status) => {
               metrics.requests.inc({ method, status: String(status) });
