@@ -29,7 +29,7 @@ let heldAfterCommand = false;
 export function holdEarlySignals(argv: readonly string[]): void {
   if (releaseHeld !== undefined) return;
   inBinary = true;
-  releaseHeld = listenForStopSignals(process, (name) => {
+  releaseHeld = listenForStopSignals((name) => {
     process.stderr.write(describeStopBeforeChanges(name));
     process.exit(SIGNAL_EXIT_CODES[name]);
   });
@@ -69,18 +69,15 @@ export function takeEarlyHangUp(): boolean {
   return waiting;
 }
 
-/** Calls `onSignal` on SIGINT and SIGTERM from `source`; the function returned stops listening. */
-export function listenForStopSignals(
-  source: Pick<NodeJS.EventEmitter, "on" | "off">,
-  onSignal: (name: InterruptSignal) => void,
-): () => void {
+/** Calls `onSignal` on the process's SIGINT and SIGTERM; the function returned stops listening. */
+export function listenForStopSignals(onSignal: (name: InterruptSignal) => void): () => void {
   const onInt = () => onSignal("SIGINT");
   const onTerm = () => onSignal("SIGTERM");
-  source.on("SIGINT", onInt);
-  source.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
   return () => {
-    source.off("SIGINT", onInt);
-    source.off("SIGTERM", onTerm);
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
   };
 }
 
@@ -91,7 +88,7 @@ export function listenForStopSignals(
  */
 export async function untilStopSignal<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
-  const dispose = listenForStopSignals(process, () => {
+  const dispose = listenForStopSignals(() => {
     dispose();
     controller.abort();
   });
@@ -120,7 +117,7 @@ export function releaseEarlySignals(): void {
 export function holdAfterCommand(): void {
   if (!inBinary || heldAfterCommand) return;
   heldAfterCommand = true;
-  listenForStopSignals(process, () => undefined);
+  listenForStopSignals(() => undefined);
 }
 
 /** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */

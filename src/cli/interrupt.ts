@@ -39,19 +39,17 @@ export async function withInterruptWatch(
   let received: InterruptSignal | undefined;
   let stopMessage: string | undefined;
 
-  const onSignal = (name: InterruptSignal) => {
+  const stopListening = listenForStopSignals((name) => {
     const code = SIGNAL_EXIT_CODES[name];
     if (!writing) {
       stderr.write(stopMessage ?? describeStopBeforeChanges(name));
       process.exit(code);
-      return;
     }
     if (received !== undefined) {
       stderr.write(
         `pcsync: ${name} received again: exiting at once. Changes in flight may or may not have been made: run \`pcsync plan\` to see what the server holds.\n`,
       );
       process.exit(code);
-      return;
     }
     received = name;
     const again = name === "SIGINT" ? "press Ctrl-C again" : "send SIGTERM again";
@@ -59,8 +57,7 @@ export async function withInterruptWatch(
       `pcsync: ${name} received: no new change will start; waiting for the requests in flight to finish (${again} to exit at once).\n`,
     );
     controller.abort(new Error(`interrupted by ${name}`));
-  };
-  const stopListening = listenForStopSignals(process, onSignal);
+  });
   // Listening now: the hold of the binary's start (early-signals.ts) can go, with no gap between.
   releaseEarlySignals();
   try {

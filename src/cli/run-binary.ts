@@ -73,7 +73,7 @@ process.exitCode =
 // The command has ended (its output may still be flushing, a connection still closing): a signal now
 // has nothing left to stop, and the process ends with the exit code the run decided, where Node
 // would otherwise end it as killed by the signal (an apply that made every change, seen as stopped).
-listenForStopSignals(process, () => process.exit());
+listenForStopSignals(() => process.exit());
 // And it exits now, once stdout and stderr have taken what was written, not when its event loop
 // empties (a keep-alive socket closing): as Node tears an emptied loop down it gives the signals
 // their default action back, and a signal in that moment would end it as killed after all.
