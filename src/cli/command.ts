@@ -23,12 +23,7 @@ export function newCommand(name: string, description: string, helpAfter: string)
 
 /** The exit codes `command` can end with; for the program (undefined), the whole table. */
 export function describeExitCodes(command: string | undefined): string {
-  const rows =
-    command === undefined
-      ? EXIT_CODE_TABLE.map(({ code, meaning }) => ({ code, meaning }))
-      : isCommandName(command)
-        ? exitCodesOf(command)
-        : [];
+  const rows = command === undefined ? EXIT_CODE_TABLE : isCommandName(command) ? exitCodesOf(command) : [];
   if (rows.length === 0) return "";
   const width = rows.reduce((widest, { code }) => Math.max(widest, String(code).length), 0);
   return `\nExit codes:\n${rows.map(({ code, meaning }) => `  ${String(code).padEnd(width)}  ${meaning}`).join("\n")}`;

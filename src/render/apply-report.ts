@@ -7,12 +7,11 @@ import { neutraliseInline, quoteServerText } from "../neutralise-server-text.js"
 import { plural } from "../plural.js";
 import { createPaint, type Style } from "./colour.js";
 
-function quoteName(name: string | null): string {
-  return name === null ? "null" : quoteServerText(name);
-}
-
 /** The change an outcome is about; `name` as shown (the list of changes done says "(unnamed)"). */
-function describe(outcome: ApplyOutcome, name = quoteName(outcome.name)): string {
+function describe(
+  outcome: ApplyOutcome,
+  name = outcome.name === null ? "null" : quoteServerText(outcome.name),
+): string {
   const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
   const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
   return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;

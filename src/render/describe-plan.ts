@@ -393,7 +393,7 @@ export function describeRollout(plan: Plan): RolloutDescription | undefined {
   if (logs !== undefined) {
     subjects.push("its plugin configs' logs");
     details.push(
-      `at most ${formatRatio(logs.maxErrorRatio)} ERROR, over at least ${plural(logs.minEntries, "entry", "entries")}${logs.allowUnknown ? ", fewer passes" : ""}`,
+      `at most ${Number((logs.maxErrorRatio * 100).toFixed(2))}% ERROR, over at least ${plural(logs.minEntries, "entry", "entries")}${logs.allowUnknown ? ", fewer passes" : ""}`,
     );
   }
   if (prometheus !== undefined) {
@@ -425,8 +425,4 @@ export function describeRollout(plan: Plan): RolloutDescription | undefined {
     return { label: `${index + 1}. ${escapeControl(wave.name)}`, projects: list };
   });
   return { heading, waves };
-}
-
-function formatRatio(ratio: number): string {
-  return `${Number((ratio * 100).toFixed(2))}%`;
 }

@@ -78,7 +78,12 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     );
   const rollout = describeRollout(plan);
   if (rollout) top.push(renderRollout(rollout));
-  const guards = renderGuards(plan, Math.floor(maxChars / 10), options.forced === true);
+  const forced = options.forced === true;
+  const guards = renderWarning(
+    `Safety guards: ${describeGuardOverride(plan, forced)}`,
+    plan.guards.map((guard) => describeGuard(guard, { forced })),
+    Math.floor(maxChars / 10),
+  );
   if (guards) top.push(guards);
   const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
   if (ties) top.push(ties);
@@ -125,15 +130,6 @@ function renderRollout(rollout: RolloutDescription): string {
       `| ${escapeText(truncateCodePoints(wave.label, MAX_CELL_CHARS))} | ${escapeText(wave.projects)} |`,
   );
   return [escapeText(rollout.heading), "", "| Wave | Projects |", "|---|---|", ...rows].join("\n");
-}
-
-function renderGuards(plan: Plan, budget: number, forced: boolean): string | undefined {
-  const heading = `Safety guards: ${describeGuardOverride(plan, forced)}`;
-  return renderWarning(
-    heading,
-    plan.guards.map((guard) => describeGuard(guard, { forced })),
-    budget,
-  );
 }
 
 function renderTies(plan: Plan, sections: readonly FamilySection[], budget: number): string | undefined {

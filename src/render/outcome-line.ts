@@ -7,10 +7,6 @@ import { plural } from "../plural.js";
 
 const DONE_VERB = { create: "created", update: "updated", delete: "deleted", reorder: "reordered" } as const;
 
-function where(outcome: ApplyOutcome): string {
-  return `in project ${outcome.project} ${outcome.family}`;
-}
-
 function record(outcome: ApplyOutcome): string {
   const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
   return outcome.id === null ? name : `${name} (id ${outcome.id})`;
@@ -22,10 +18,8 @@ function record(outcome: ApplyOutcome): string {
  */
 export function describeOutcomeLine(outcome: ApplyOutcome): string | undefined {
   if (outcome.notStarted === true) return undefined;
-  const subject =
-    outcome.action === "reorder"
-      ? `${plural(outcome.moves ?? 0, "record")} ${where(outcome)}`
-      : `${record(outcome)} ${where(outcome)}`;
+  const what = outcome.action === "reorder" ? plural(outcome.moves ?? 0, "record") : record(outcome);
+  const subject = `${what} in project ${outcome.project} ${outcome.family}`;
   const reason = outcome.message === undefined ? "" : `: ${outcome.message}`;
   switch (outcome.status) {
     case "done":
