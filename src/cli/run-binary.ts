@@ -18,9 +18,8 @@ const ERRNO_WORDS: Readonly<Record<string, string>> = {
 };
 
 function describeFailure(error: NodeJS.ErrnoException): string {
-  const words = error.code === undefined ? undefined : ERRNO_WORDS[error.code];
-  if (words !== undefined) return `${words} (${error.code})`;
-  return error.code === undefined ? error.message : `${error.message} (${error.code})`;
+  if (error.code === undefined) return error.message;
+  return `${ERRNO_WORDS[error.code] ?? error.message} (${error.code})`;
 }
 
 /** A reader that goes away (`pcsync plan | head`) is not an error, and is not reported. */

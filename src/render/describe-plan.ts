@@ -8,7 +8,6 @@ import { type FamilyName, familyKey } from "../families.js";
 import { TIE_EFFECT } from "../plan/order-ties.js";
 import { hasChanges } from "../plan/plan-file.js";
 import type {
-  FamilyReport,
   FieldChange,
   FieldValue,
   GuardViolation,
@@ -104,7 +103,14 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
     const section = sectionFor(report.project, report.family);
     appendAll(section.unmanaged, report.unmanaged);
     appendAll(section.ties, report.orderTies ?? []);
-    appendAll(section.notes, describeFamilyNotes(report));
+    if (report.ignored !== undefined) {
+      const count = plural(report.ignored, "difference");
+      section.notes.push(`ignored: ${count} in fields that ignore_fields names, left as they are`);
+    }
+    if (report.reorderLeftOut === true)
+      section.notes.push(
+        "reorder left out: it moves records that --target/--exclude leave out; a full plan shows it",
+      );
     if (report.pruneKept !== undefined && plan.owner !== undefined)
       section.pruneKept = { owner: plan.owner, ...report.pruneKept };
   }
@@ -132,19 +138,6 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
       section.guards.length > 0 ||
       section.notes.length > 0,
   );
-}
-
-/** `ignored: 2 differences (ignore_fields)`, `reorder left out: ...`: a family's notes. */
-function describeFamilyNotes(report: FamilyReport): string[] {
-  const notes: string[] = [];
-  if (report.ignored !== undefined) {
-    const count = plural(report.ignored, "difference");
-    notes.push(`ignored: ${count} in fields that ignore_fields names, left as they are`);
-  }
-  if (report.reorderLeftOut === true) {
-    notes.push("reorder left out: it moves records that --target/--exclude leave out; a full plan shows it");
-  }
-  return notes;
 }
 
 /** `Partial plan (--target "A*"): ...`, for a plan made with --target/--exclude; else undefined. */

@@ -166,16 +166,9 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
     faults.seed = parseInteger("--seed", raw.seed, 0, 2 ** 32 - 1, "a whole number from 0 to 4294967295");
   }
 
-  let profile: ProfileName = "seed";
-  if (raw.profile !== undefined) {
-    if (!(PROFILE_NAMES as readonly string[]).includes(raw.profile)) {
-      throw new InputError(
-        "usage",
-        `--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${raw.profile}"`,
-      );
-    }
-    profile = raw.profile as ProfileName;
-  }
+  const profile = raw.profile ?? "seed";
+  if (!(PROFILE_NAMES as readonly string[]).includes(profile))
+    throw new InputError("usage", `--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${profile}"`);
   const host = raw.host ?? "127.0.0.1";
   if (host.trim() === "")
     throw new InputError("usage", "--host must not be empty (e.g. --host 0.0.0.0 to listen everywhere)");
@@ -186,7 +179,7 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
         ? DEFAULT_PORT
         : parseInteger("--port", raw.port, 0, 65_535, "a port number from 0 to 65535"),
     host,
-    profile,
+    profile: profile as ProfileName,
     faults,
   };
   if (raw.data !== undefined) {
