@@ -65,7 +65,6 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   if (!(maxChars >= MIN_MAX_CHARS)) throw new RangeError(`maxChars must be at least ${MIN_MAX_CHARS}`);
   // The title is the caller's ("Plan for PR #12"): its issue links are meant.
   const title = `### ${escapeText(truncateCodePoints(options.title ?? DEFAULT_TITLE, MAX_TITLE_CHARS), { issueLinks: true })}`;
-  const changed = hasPlannedChanges(plan);
   const summary = `**${describePlanTotals(plan)}**`;
   const sections = describePlan(plan, MARKDOWN_VALUES);
 
@@ -87,7 +86,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   if (guards) top.push(guards);
   const ties = renderTies(plan, sections, Math.floor(maxChars / 10));
   if (ties) top.push(ties);
-  if (changed) top.push(renderTable(sections, Math.floor(maxChars / 4)));
+  if (hasPlannedChanges(plan)) top.push(renderTable(sections, Math.floor(maxChars / 4)));
   const head = `${top.join("\n\n")}\n\n`;
 
   const blocks = sections
@@ -180,26 +179,21 @@ function renderTable(sections: readonly FamilySection[], budget: number): string
   const counted = sections.filter((section) => ACTIONS.some((action) => section.counts[action] > 0));
   const rows = counted.map(
     ({ project, family, counts }) =>
-      `| ${escapeText(truncateCodePoints(project, MAX_CELL_CHARS))} | ${family} | ${counts.create} | ${counts.update} | ${counts.delete} | ${counts.reorder} |`,
+      `| ${escapeText(truncateCodePoints(project, MAX_CELL_CHARS))} | ${family} | ${ACTIONS.map((action) => counts[action]).join(" | ")} |`,
   );
   const shown = pushWhileFits(lines, rows, budget);
-  if (shown < counted.length) {
-    const rest = sumCounts(counted.slice(shown).map((section) => section.counts));
-    const { create, update, delete: deletes, reorder } = rest;
-    lines.push(`| … ${counted.length - shown} more | | ${create} | ${update} | ${deletes} | ${reorder} |`);
-  }
-  const { create, update, delete: deletes, reorder } = sumCounts(counted.map((section) => section.counts));
-  lines.push(`| **Total** | | **${create}** | **${update}** | **${deletes}** | **${reorder}** |`);
+  if (shown < counted.length) lines.push(sumRow(`… ${counted.length - shown} more`, counted.slice(shown)));
+  lines.push(sumRow("**Total**", counted, "**"));
   return lines.join("\n");
 }
 
-const ACTIONS = ["create", "update", "delete", "reorder"] as const satisfies readonly (keyof PlanSummary)[];
-
-function sumCounts(all: readonly PlanSummary[]): PlanSummary {
-  const total: PlanSummary = { create: 0, update: 0, delete: 0, reorder: 0 };
-  for (const counts of all) for (const action of ACTIONS) total[action] += counts[action];
-  return total;
+/** `| label | | 1 | 2 | 0 | 3 |`: the sections' counts summed, each wrapped in `mark`. */
+function sumRow(label: string, sections: readonly FamilySection[], mark = ""): string {
+  const sums = ACTIONS.map((action) => sections.reduce((sum, section) => sum + section.counts[action], 0));
+  return `| ${label} | | ${sums.map((sum) => `${mark}${sum}${mark}`).join(" | ")} |`;
 }
+
+const ACTIONS = ["create", "update", "delete", "reorder"] as const satisfies readonly (keyof PlanSummary)[];
 
 /** One family's collapsed diff, kept as separate items so it can be cut between items only. */
 interface Block {
