@@ -402,12 +402,11 @@ export function describeRollout(plan: Plan): RolloutDescription | undefined {
       `its value at most ${prometheus.max} per project${prometheus.allowUnknown ? ", no value passes" : ""}`,
     );
   }
-  const count = rollout.waves.length;
   const budget =
     rollout.failureBudget === 0
       ? "no failing project allowed"
       : `${plural(rollout.failureBudget, "failing project")} allowed per wave`;
-  const heading = `Rollout in ${plural(count, "wave")}, each baked ${formatDuration(rollout.bakeSeconds * 1000)} then judged on ${subjects.join(" and ")} (${details.join("; ")}; ${budget}; on failure: ${rollout.onFailure === "rollback" ? "roll back every wave applied" : "halt"}):`;
+  const heading = `Rollout in ${plural(rollout.waves.length, "wave")}, each baked ${formatDuration(rollout.bakeSeconds * 1000)} then judged on ${subjects.join(" and ")} (${details.join("; ")}; ${budget}; on failure: ${rollout.onFailure === "rollback" ? "roll back every wave applied" : "halt"}):`;
   const waves = rollout.waves.map((wave, index) => {
     const shown = wave.projects.slice(0, MAX_WAVE_PROJECTS).map(escapeControl);
     const more = wave.projects.length - shown.length;

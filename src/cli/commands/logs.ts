@@ -106,9 +106,6 @@ interface LogsFlags extends ConnectionFlags, TargetFlags {
   format: TextOrJson;
 }
 
-const DEFAULT_LIMIT = "100";
-const DEFAULT_INTERVAL = "2";
-
 /** Checks every flag before any request, so a typo costs no network round trip. */
 export function parseLogsFlags(flags: LogsFlags, now: number) {
   const target = readTarget(flags);
@@ -172,9 +169,9 @@ Examples:
     .option("--search <text>", "only entries whose message contains this text")
     .option("--since <time>", "only entries after this time: ISO-8601, or a duration ago (15m, 2h, 1d)")
     .option("--until <time>", "only entries before this time: ISO-8601, or a duration ago")
-    .option("--limit <n>", "show at most this many entries (the newest)", DEFAULT_LIMIT)
+    .option("--limit <n>", "show at most this many entries (the newest)", "100")
     .option("--follow", "keep polling and print new entries as they arrive; stop with Ctrl-C")
-    .option("--interval <seconds>", "with --follow: seconds between polls", DEFAULT_INTERVAL)
+    .option("--interval <seconds>", "with --follow: seconds between polls", "2")
     .addOption(formatOption("text, or json: one JSON object per line", TEXT_OR_JSON));
   // `--type` is the contract's name; `--level` says the same, and both join.
   addOptionAlias(

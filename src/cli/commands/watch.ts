@@ -184,9 +184,8 @@ Examples:
         cwd: io.cwd,
         inputs: runInputs(flags, { manifests: true }),
       });
-    const listenGiven = self.getOptionValueSource("listen") === "cli";
     const listen =
-      flags.once && !listenGiven
+      flags.once && self.getOptionValueSource("listen") !== "cli"
         ? undefined
         : parseFlag(
             "--listen",
