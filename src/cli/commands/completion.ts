@@ -137,17 +137,15 @@ function renderBash(tree: CompletionTree): string {
     const valued = command.options.filter((option) => option.takesValue);
     const files = valued.filter((option) => option.files && option.choices.length === 0);
     const free = valued.filter((option) => !option.files && option.choices.length === 0);
-    const valueCases = [
-      ...valued
-        .filter((option) => option.choices.length > 0)
-        .map(
-          (option) =>
-            `        ${option.flags.join("|")}) COMPREPLY=($(compgen -W "${option.choices.join(" ")}" -- "$cur")); return ;;`,
-        ),
-      ...(files.length > 0 ? [`        ${flagsOf(files)}) ${filesFn}; return ;;`] : []),
-      // A free value (an id, a name) has nothing to offer; options would be wrong there.
-      ...(free.length > 0 ? [`        ${flagsOf(free)}) COMPREPLY=(); return ;;`] : []),
-    ];
+    const valueCases = valued
+      .filter((option) => option.choices.length > 0)
+      .map(
+        (option) =>
+          `        ${option.flags.join("|")}) COMPREPLY=($(compgen -W "${option.choices.join(" ")}" -- "$cur")); return ;;`,
+      );
+    if (files.length > 0) valueCases.push(`        ${flagsOf(files)}) ${filesFn}; return ;;`);
+    // A free value (an id, a name) has nothing to offer; options would be wrong there.
+    if (free.length > 0) valueCases.push(`        ${flagsOf(free)}) COMPREPLY=(); return ;;`);
     const words = [...command.options.flatMap((option) => option.flags), ...command.argumentChoices];
     return [
       `    ${command.name})`,
@@ -225,16 +223,10 @@ function renderZsh(tree: CompletionTree): string {
     (command) => `    ${zshQuote(`${command.name}:${command.description}`)}`,
   );
   const cases = tree.commands.map((command) => {
-    const specs = [
-      ...command.options.map(zshOptionSpec),
-      ...(command.argumentChoices.length > 0
-        ? [
-            zshQuote(
-              `1:${command.name === "help" ? "command" : "value"}:(${command.argumentChoices.join(" ")})`,
-            ),
-          ]
-        : []),
-    ];
+    const specs = command.options.map(zshOptionSpec);
+    const value = command.name === "help" ? "command" : "value";
+    if (command.argumentChoices.length > 0)
+      specs.push(zshQuote(`1:${value}:(${command.argumentChoices.join(" ")})`));
     return `        ${command.name})\n          _arguments -s \\\n            ${specs.join(" \\\n            ")}\n          ;;`;
   });
   const rootSpecs = tree.options.map(zshOptionSpec);
