@@ -7,11 +7,12 @@ import { neutraliseInline, quoteServerText } from "../neutralise-server-text.js"
 import { plural } from "../plural.js";
 import { createPaint, type Style } from "./colour.js";
 
-/** The change an outcome is about; `name` as shown (the list of changes done says "(unnamed)"). */
-function describe(
-  outcome: ApplyOutcome,
-  name = outcome.name === null ? "null" : quoteServerText(outcome.name),
-): string {
+/**
+ * The change an outcome is about; a record without a name shows as `unnamed` (the list of changes
+ * done says "(unnamed)").
+ */
+function describe(outcome: ApplyOutcome, unnamed = "null"): string {
+  const name = outcome.name === null ? unnamed : quoteServerText(outcome.name);
   const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
   const id = outcome.id === null ? "" : ` (id ${outcome.id})`;
   return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
@@ -54,8 +55,7 @@ export function renderApplyReport(
   // With a journal, which holds each of them, a sample: thousands of lines would bury the summary.
   if (!isApplyComplete(report)) {
     const done = report.outcomes.filter((outcome) => outcome.status === "done");
-    const named = (outcome: ApplyOutcome) =>
-      describe(outcome, outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name));
+    const named = (outcome: ApplyOutcome) => describe(outcome, "(unnamed)");
     if (options.journal === undefined || done.length <= NOT_STARTED_LISTED) {
       for (const outcome of done) out.write(`${paint("green", "✓ done")}: ${named(outcome)}\n`);
     } else {
