@@ -82,7 +82,6 @@ Examples:
     if (!flags.all && flags.project === undefined) {
       throw new InputError("usage", "--project <id> or --all is required (e.g. --project 1)");
     }
-    const families: readonly FamilyName[] = flags.family ?? FAMILY_NAMES;
     // Before any request: a broken var file ends the command, as it does for plan.
     const variables = await loadVariablesOrThrow(flags, io);
     // Before any request: an output pcsync may not write, and --templates does not merge into a
@@ -110,7 +109,7 @@ Examples:
       );
       const exported = await readExport(client, {
         projects: flags.all ? "all" : projects,
-        families,
+        families: flags.family ?? FAMILY_NAMES,
         templates: flags.templates === true,
         concurrency: concurrencyOf(flags),
       });

@@ -27,11 +27,8 @@ Examples:
       const source = await getFrontend(client, target.project, family, record.id);
       // Byte for byte when redirected (a file, a pipe); a terminal, or the log of a GitHub Actions
       // job, gets it made safe (neutralise-server-text.ts), and a final newline for the prompt.
-      if (io.stdout.isTTY === true || io.env.GITHUB_ACTIONS === "true") {
-        io.stdout.write(`${neutraliseLines(source).join("\n").replace(/\n$/, "")}\n`);
-      } else {
-        io.stdout.write(source);
-      }
+      const safe = io.stdout.isTTY === true || io.env.GITHUB_ACTIONS === "true";
+      io.stdout.write(safe ? `${neutraliseLines(source).join("\n").replace(/\n$/, "")}\n` : source);
     });
   });
 };
