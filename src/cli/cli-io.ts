@@ -24,12 +24,10 @@ export type GivenIo = Omit<CliIo, "secrets"> & { secrets?: SecretRegistry | unde
 /** `io` with its secrets, and with its streams behind a new output edge that redacts them. */
 export function withOutputEdge(
   io: GivenIo,
-  options: { onLoss?: (loss: OutputLoss) => void } = {},
-): CliIo & {
-  edge: OutputEdge;
-} {
+  onLoss?: (loss: OutputLoss) => void,
+): CliIo & { edge: OutputEdge } {
   const secrets = io.secrets ?? new SecretRegistry();
-  const edge = new OutputEdge({ stdout: io.stdout, stderr: io.stderr }, { ...options, registry: secrets });
+  const edge = new OutputEdge({ stdout: io.stdout, stderr: io.stderr }, { onLoss, registry: secrets });
   return { ...io, secrets, stdout: edge.stdout, stderr: edge.stderr, edge };
 }
 

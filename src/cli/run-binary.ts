@@ -28,7 +28,7 @@ function isQuietLoss(loss: OutputLoss): boolean {
 }
 
 const { stdout, stderr, stdin, env } = process;
-const io = withOutputEdge({ stdout, stderr, stdin, env, cwd: process.cwd() }, { onLoss: stopOnOutputLoss });
+const io = withOutputEdge({ stdout, stderr, stdin, env, cwd: process.cwd() }, stopOnOutputLoss);
 const { edge } = io;
 
 /**
