@@ -41,11 +41,8 @@ const COMMAND_MODULES = {
 const loadedCommands = new Map<string, Promise<CommandRegistrar>>();
 
 function loadCommand(name: CommandName): Promise<CommandRegistrar> {
-  let registrar = loadedCommands.get(name);
-  if (registrar === undefined) {
-    registrar = COMMAND_MODULES[name]();
-    loadedCommands.set(name, registrar);
-  }
+  const registrar = loadedCommands.get(name) ?? COMMAND_MODULES[name]();
+  loadedCommands.set(name, registrar);
   return registrar;
 }
 
