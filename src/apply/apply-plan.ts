@@ -12,7 +12,7 @@ import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import { plural } from "../plural.js";
 import { type CreateConfigOptions, FamilyReader } from "./create-config.js";
-import { dedupeCreates } from "./dedupe-creates.js";
+import { dedupeCreates, type UnansweredCreate } from "./dedupe-creates.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
 import { type CreateRule, settleWindowMs } from "./proof-window.js";
 import { RecordWriter, type WriteJournal } from "./record-writer.js";
@@ -36,6 +36,12 @@ export interface ApplyOptions {
   create?: CreateRule | undefined;
   /** Ids of the records an interrupted run this one resumes created: this run's own. */
   createdBefore?: Iterable<number> | undefined;
+  /**
+   * Creates that an interrupted run this one resumes, or a run killed here lately, sent and never
+   * had answered: a record of theirs found where the service keeps it, another family's list, is
+   * taken back with this run's own (see dedupe-creates.ts, `unlistedCreate`).
+   */
+  unansweredCreates?: readonly UnansweredCreate[] | undefined;
 }
 
 export async function applyPlan(
@@ -150,6 +156,7 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
     family,
     knownIds,
     createdByRun: run.createdIds,
+    unansweredCreates: run.options.unansweredCreates,
     changes: writes,
     outcomes: appliedWrites.map((applied) => applied.outcome),
     certainties: appliedWrites.map((applied) => applied.certainty),

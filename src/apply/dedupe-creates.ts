@@ -21,6 +21,14 @@ import { RecordWriter } from "./record-writer.js";
 import type { ApplyOutcome } from "./types.js";
 import { markDescription, mismatchedFields, sameOwner } from "./write-mark.js";
 
+/** A create a killed run sent and never had answered: its record may exist. */
+export interface UnansweredCreate {
+  project: string;
+  family: FamilyName;
+  name: string | null;
+  plugin: number | null;
+}
+
 /** How certain it is that a create happened once, as far as the duplicate check needs to know. */
 export interface CreateCertainty {
   /**
@@ -39,6 +47,8 @@ export interface DedupeInput {
   knownIds: ReadonlySet<number>;
   /** Ids this run created or adopted, in any family: never another config's copy. Records adopted here are added. */
   createdByRun: Set<number>;
+  /** Creates an interrupted or killed run of this sent unanswered (apply-plan.ts, ApplyOptions). */
+  unansweredCreates?: readonly UnansweredCreate[] | undefined;
   /** The family's creates and updates as applied, with their outcomes (same index). */
   changes: readonly PlannedChange[];
   outcomes: readonly ApplyOutcome[];
@@ -231,7 +241,7 @@ async function unlistedCreate(
     const failure = await deleteCopies(client, { ...input, family: listing }, [ownId, ...earlier]);
     const also =
       earlier.length > 0
-        ? ` (with record ${earlier.join(", ")}, which an interrupted run of this apply made)`
+        ? ` (with record ${earlier.join(", ")}, made by an earlier run of this apply that was cut short)`
         : "";
     return {
       ...outcome,
@@ -258,13 +268,24 @@ async function earlierRecordsOfRun(
   ownId: number,
 ): Promise<number[]> {
   const mine = [...input.createdByRun].filter((id) => id !== ownId);
-  if (mine.length === 0) return [];
+  // Each create sent unanswered made one record at most: as many records of the config as there
+  // were such creates of it are theirs; more, and which are theirs cannot be told.
+  const unanswered = (input.unansweredCreates ?? []).filter(
+    (create) =>
+      create.project === input.project &&
+      create.family === input.family &&
+      isRecordOfCreate(create, { name: change.name, plugin: change.fields.plugin?.to as number }),
+  ).length;
+  if (mine.length === 0 && unanswered === 0) return [];
   try {
     const { records } = await new FamilyReader(client, input.project, listing).read(client.now());
-    return records
-      .filter((record) => mine.includes(record.id) && record.deleted !== true && isOfConfig(change, record))
-      .map((record) => record.id)
-      .sort((a, b) => a - b);
+    const ofConfig = records.filter(
+      (record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record),
+    );
+    const made = ofConfig.filter((record) => mine.includes(record.id));
+    const others = ofConfig.filter((record) => !mine.includes(record.id));
+    const unansweredMade = others.length <= unanswered ? others : [];
+    return [...made, ...unansweredMade].map((record) => record.id).sort((a, b) => a - b);
   } catch {
     return [];
   }

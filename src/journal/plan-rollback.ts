@@ -8,7 +8,7 @@
 
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
-import { idsOfOtherFamiliesIn } from "../family-lists.js";
+import { familiesListing, idsOfOtherFamiliesIn } from "../family-lists.js";
 import { mayShowFilled, showsEmptyText } from "../filled-defaults.js";
 import { readMark } from "../owner-mark.js";
 import { showsStored } from "../plan/compare-fields.js";
@@ -246,8 +246,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   }
 
   for (const lost of replay.lostCreates) {
-    const family = current.families.find(ofFamily(lost.project, lost.family));
-    const matching = (family?.records ?? []).filter((record) => isRecordOfCreate(lost, record));
+    const { family: where, matching } = lostCreateCandidates(lost, current);
     const found = matching.filter((record) => !knownIds.has(record.id));
     const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
     if (found.length === 0) {
@@ -271,7 +270,9 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       continue;
     }
     const [record] = found as [PluginConfigRecord];
-    notes.push(`${label}: found as record ${record.id}, which the rollback deletes`);
+    notes.push(
+      `${label}: found as record ${record.id}${where === lost.family ? "" : ` among the ${where}, where the service keeps it`}, which the rollback deletes`,
+    );
     const after = new Map<WritableField, FieldValue[]>();
     for (const [field, value] of Object.entries(lost.send))
       if ((WRITABLE_FIELDS as readonly string[]).includes(field))
@@ -279,7 +280,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     undoCreate(
       {
         project: lost.project,
-        family: lost.family,
+        family: where,
         id: record.id,
         name: lost.name,
         before: null,
@@ -411,4 +412,26 @@ export function findNameClashes(
     }
   }
   return clashes;
+}
+
+/**
+ * The records a create whose answer was lost may have made: of its config, in its family's list;
+ * none there, in a list that also shows the family (posthog-2024 keeps a config asked of the
+ * frontend apps whose plugin is none under plugin_configs, and lists it there only).
+ */
+function lostCreateCandidates(
+  lost: Replay["lostCreates"][number],
+  current: CurrentState,
+): { family: FamilyName; matching: PluginConfigRecord[] } {
+  const of = (family: FamilyName) =>
+    (current.families.find(ofFamily(lost.project, family))?.records ?? []).filter((record) =>
+      isRecordOfCreate(lost, record),
+    );
+  const own = of(lost.family);
+  if (own.length > 0) return { family: lost.family, matching: own };
+  for (const listing of familiesListing(lost.family)) {
+    const there = of(listing);
+    if (there.length > 0) return { family: listing, matching: there };
+  }
+  return { family: lost.family, matching: [] };
 }

@@ -2,9 +2,12 @@
 // taken before its first line, the journal started (or resumed), the plan applied with every write
 // announced to it, the journal ended and its lock released, also when the apply throws.
 
+import { dirname } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import { type ApplyOptions, applyPlan } from "../apply/apply-plan.js";
+import type { UnansweredCreate } from "../apply/dedupe-creates.js";
 import type { ApplyReport } from "../apply/types.js";
+import { familiesListing } from "../family-lists.js";
 import type { RunInput } from "../files/output-target.js";
 import {
   ApplyJournal,
@@ -15,9 +18,10 @@ import {
 import { JournalFile } from "../journal/journal-file.js";
 import type { Journal } from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
-import { idsCreatedBy } from "../journal/replay-journal.js";
+import { idsCreatedBy, replayJournal } from "../journal/replay-journal.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
+import { unansweredCreatesOfKilledRuns } from "./late-writes.js";
 
 export interface JournaledApply {
   /** The journal's path (as given, or the default one); undefined without a journal. */
@@ -60,6 +64,8 @@ export async function applyWithJournal(
   const given = options.journalPath;
   const journalPath =
     options.resumed?.path ?? (given === false ? undefined : (given ?? defaultJournalPath(new Date())));
+  // Read before this run's journal takes the path a killed run's journal may have (and its lock).
+  const unansweredCreates = await unansweredCreatesBefore(client, plan, options, journalPath);
   let lock = options.lock;
   let ownLock: JournalLock | undefined;
   // What the journal's path is, checked before its lock is made beside it (or, taken by the
@@ -88,7 +94,12 @@ export async function applyWithJournal(
     let report: ApplyReport | undefined;
     try {
       const createdBefore = options.resumed && idsCreatedBy(options.resumed);
-      report = await applyPlan(client, plan, state, { ...options.apply, journal, createdBefore });
+      report = await applyPlan(client, plan, state, {
+        ...options.apply,
+        journal,
+        createdBefore,
+        unansweredCreates,
+      });
     } finally {
       await journal?.finish(report);
     }
@@ -96,4 +107,24 @@ export async function applyWithJournal(
   } finally {
     await ownLock?.release();
   }
+}
+
+/**
+ * The creates that the run this one resumes, or runs killed here lately, sent and never had
+ * answered, where the plan creates in a family whose records another family's list may show (the
+ * records of those creates can be kept there: apply-plan.ts, ApplyOptions.unansweredCreates).
+ */
+async function unansweredCreatesBefore(
+  client: ApiClient,
+  plan: Plan,
+  options: JournaledApplyOptions,
+  journalPath: string | undefined,
+): Promise<UnansweredCreate[]> {
+  const mayBeElsewhere = plan.changes.some(
+    (change) => change.action === "create" && familiesListing(change.family).length > 0,
+  );
+  if (!mayBeElsewhere) return [];
+  if (options.resumed) return replayJournal(options.resumed).lostCreates;
+  const directories = journalPath === undefined ? [] : [dirname(journalPath)];
+  return await unansweredCreatesOfKilledRuns(client, options.files.cwd, directories);
 }

@@ -9,7 +9,7 @@ import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
-import { isRecordOfCreate } from "../apply/dedupe-creates.js";
+import { isRecordOfCreate, type UnansweredCreate } from "../apply/dedupe-creates.js";
 import { CREATE_POSTS, minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
 import { RunError } from "../apply/run-error.js";
 import { formatSeconds } from "../duration.js";
@@ -21,6 +21,7 @@ import {
   readJournal,
 } from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
+import { replayJournal } from "../journal/replay-journal.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { plural } from "../plural.js";
 
@@ -193,30 +194,9 @@ export async function killedRunsCreates(
     ),
   );
   if (creates.size === 0) return undefined;
-  const { requestTimeoutMs, timeScale } = client;
-  const horizon =
-    now - longestSendMs(client) - requestTimeoutMs - settleWindowMs(requestTimeoutMs, timeScale);
-  const directories = [...new Set([DEFAULT_JOURNAL_DIR, ...(options.directories ?? [])])];
-  const paths: string[] = [];
-  for (const directory of directories) {
-    for (const name of await regularFilesIn(resolve(cwd, directory), ".jsonl"))
-      paths.push(join(directory, name));
-  }
   let found: (LateWrites & { path: string }) | undefined;
-  for (const path of paths) {
-    const modified = await stat(resolve(cwd, path)).then(
-      (info) => info.mtimeMs,
-      () => 0,
-    );
-    if (modified < horizon) continue;
-    // A live run's writes are its own to settle (a second apply beside it is the dedupe's case).
-    const live = await JournalLock.refuseIfHeld(path, { cwd }).then(
-      () => false,
-      () => true,
-    );
-    if (live) continue;
-    const journal = await readJournal(path, cwd).catch(() => undefined);
-    if (journal === undefined || journal.header.server !== client.base.display) continue;
+  for (const journal of await recentKilledRuns(client, cwd, options.directories ?? [], now)) {
+    const { path } = journal;
     // Only its creates this plan makes again: a late update of an ended run is the rollback's
     // concern, and an apply of the same manifest writes what it would.
     const late = lateWritesOf(journal, client, {
@@ -228,6 +208,56 @@ export async function killedRunsCreates(
     if (late !== undefined && (found === undefined || late.until > found.until)) found = { ...late, path };
   }
   return found === undefined ? undefined : { until: found.until, why: `${found.path}: ${found.why}` };
+}
+
+/**
+ * The journals of runs of this server, under the default directory and `directories`, written
+ * within the longest time a write of theirs may still land, and held by no live run (a live run's
+ * writes are its own to settle; a second apply beside it is the dedupe's case).
+ */
+async function recentKilledRuns(
+  client: ApiClient,
+  cwd: string,
+  directories: readonly string[],
+  now: number,
+): Promise<Journal[]> {
+  const { requestTimeoutMs, timeScale } = client;
+  const horizon =
+    now - longestSendMs(client) - requestTimeoutMs - settleWindowMs(requestTimeoutMs, timeScale);
+  const journals: Journal[] = [];
+  for (const directory of new Set([DEFAULT_JOURNAL_DIR, ...directories])) {
+    for (const name of await regularFilesIn(resolve(cwd, directory), ".jsonl")) {
+      const path = join(directory, name);
+      const modified = await stat(resolve(cwd, path)).then(
+        (info) => info.mtimeMs,
+        () => 0,
+      );
+      if (modified < horizon) continue;
+      const live = await JournalLock.refuseIfHeld(path, { cwd }).then(
+        () => false,
+        () => true,
+      );
+      if (live) continue;
+      const journal = await readJournal(path, cwd).catch(() => undefined);
+      if (journal !== undefined && journal.header.server === client.base.display) journals.push(journal);
+    }
+  }
+  return journals;
+}
+
+/**
+ * The creates that runs killed in this directory lately sent and never had answered
+ * (recentKilledRuns): apply takes back a record of theirs that the service keeps in another
+ * family's list than asked, with its own (ApplyOptions.unansweredCreates).
+ */
+export async function unansweredCreatesOfKilledRuns(
+  client: ApiClient,
+  cwd: string,
+  directories: readonly string[],
+): Promise<UnansweredCreate[]> {
+  return (await recentKilledRuns(client, cwd, directories, Date.now())).flatMap(
+    (journal) => replayJournal(journal).lostCreates,
+  );
 }
 
 /**

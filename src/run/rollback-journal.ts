@@ -5,7 +5,7 @@
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
 import { type FamilyRef, familyKey } from "../families.js";
-import { listsToRead } from "../family-lists.js";
+import { familiesListing, listsToRead } from "../family-lists.js";
 import { isInputError } from "../input-error.js";
 import type { JournalStart } from "../journal/apply-journal.js";
 import {
@@ -103,6 +103,10 @@ async function readAndPlanRollback(
     ...journal.header.families,
     ...replay.records.values(),
     ...replay.lostCreates,
+    // A lost create's record may be kept in a family whose list also shows its family's.
+    ...replay.lostCreates.flatMap(({ project, family }) =>
+      familiesListing(family).map((listing) => ({ project, family: listing })),
+    ),
   ])
     families.set(familyKey(project, family), { project, family });
   const current = await readCurrentState(

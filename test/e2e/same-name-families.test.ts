@@ -256,7 +256,7 @@ describe("the same wrong-family config, its apply killed -9 before it took the r
     const resumed = await pcsync("apply", "--plan", "plan.json", "--resume", "--journal", "run.jsonl");
     expect(resumed.code, resumed.stderr).toBe(1);
     expect(resumed.stdout + resumed.stderr).toContain(
-      `it was deleted again (with record ${made}, which an interrupted run of this apply made), so that no copy of it is left behind: manage this config under plugin_configs`,
+      `it was deleted again (with record ${made}, made by an earlier run of this apply that was cut short), so that no copy of it is left behind: manage this config under plugin_configs`,
     );
     expect(live()).toEqual([]);
     // The whole journal, resume included, leaves nothing to undo.

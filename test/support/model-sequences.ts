@@ -603,6 +603,27 @@ export const SEQUENCES: Sequence[] = [
     ],
     steps: [{ kind: "plan", manifest: 0, scope: { allowDestroy: "*" } }, { kind: "apply-saved" }],
   },
+  {
+    seam: "apply killed -9 after the create of a config asked of the frontend apps whose plugin is none (posthog-2024 keeps it under plugin_configs) was sent, its answer lost; rolled back at once, then healed",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(OWNER_A, { [PC]: family([{ name: "cfg-002" }]) }, { [FE]: family([{ name: "mislaid" }]) }),
+    ],
+    steps: [
+      { kind: "kill-rollback", manifest: 0, writes: 2 },
+      { kind: "heal", manifest: 0 },
+    ],
+  },
+  {
+    seam: "the same killed apply, applied again at once: the record it made under plugin_configs is taken back with the new one",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(null, { [PC]: family([{ name: "cfg-002" }]) }, { [FE]: family([{ name: "mislaid" }]) }),
+    ],
+    steps: [{ kind: "kill-apply", manifest: 0, writes: 2 }],
+  },
 ];
 
 /**
