@@ -232,24 +232,15 @@ export async function listItems<S extends "recordPage" | "projectPage">(
   firstUrl: URL,
   shape: S,
 ): Promise<ListItem<S>[]> {
-  const items: ListItem<S>[] = [];
   // One time bound for the whole of it, re-reads and their backoff included.
-  for (const page of await readWholeList(client, firstUrl, shape, new ListWalk(client, firstUrl, true)))
-    appendAll(items, page.results);
-  return items;
-}
-
-/** The pages of the first read of the list that adds up; see listItems. */
-async function readWholeList<S extends PageShape>(
-  client: ApiClient,
-  firstUrl: URL,
-  shape: S,
-  walk: ListWalk,
-): Promise<ResponseShapes[S][]> {
-  const shownUrl = `${firstUrl.pathname}${firstUrl.search}`;
+  const walk = new ListWalk(client, firstUrl, true);
   for (let read = 1; ; read += 1) {
     const { pages, problem } = await readListPages(client, firstUrl, shape, walk);
-    if (problem === undefined) return pages;
+    if (problem === undefined) {
+      const items: ListItem<S>[] = [];
+      for (const page of pages) appendAll(items, page.results);
+      return items;
+    }
     if (read >= LIST_READ_ATTEMPTS) {
       throw new ServiceError("list_changed_during_read", client.describeRequest("GET", firstUrl), {
         reads: read,
@@ -257,7 +248,7 @@ async function readWholeList<S extends PageShape>(
       });
     }
     client.traceLine(
-      `GET ${shownUrl}: the list changed while it was read (${problem}); reading it again (${read + 1}/${LIST_READ_ATTEMPTS})`,
+      `GET ${firstUrl.pathname}${firstUrl.search}: the list changed while it was read (${problem}); reading it again (${read + 1}/${LIST_READ_ATTEMPTS})`,
     );
     await client.sleep(client.backoffDelayMs(read));
   }
