@@ -64,29 +64,19 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /** A proxy URL; without a scheme it is http:// (as curl and Go read `proxy.example.com:3128`). */
 export function parseProxyUrl(value: string, variable: string): ProxyRoute {
+  const invalid = (reason: string) => new InputError("invalid_proxy", { variable, reason });
   const text = value.trim();
   let url: URL;
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
   } catch {
-    throw new InputError("invalid_proxy", {
-      variable: variable,
-      reason: "it is not a URL; write it as http://HOST:PORT",
-    });
+    throw invalid("it is not a URL; write it as http://HOST:PORT");
   }
   const display = `${url.protocol}//${url.host}`;
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new InputError("invalid_proxy", {
-      variable: variable,
-      reason: `pcsync supports http:// and https:// proxies, not ${url.protocol}// (${display})`,
-    });
+    throw invalid(`pcsync supports http:// and https:// proxies, not ${url.protocol}// (${display})`);
   }
-  if (url.hostname === "") {
-    throw new InputError("invalid_proxy", {
-      variable: variable,
-      reason: "it names no host; write it as http://HOST:PORT",
-    });
-  }
+  if (url.hostname === "") throw invalid("it names no host; write it as http://HOST:PORT");
   return { url, display, variable };
 }
 
