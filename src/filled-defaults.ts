@@ -2,6 +2,7 @@
 // name and description where a record holds null or "". Every rule about that habit starts here.
 
 import type { WritableField } from "./families.js";
+import { parseJson } from "./files/read-json-file.js";
 import { trimAsService } from "./trim-as-service.js";
 import type { PluginConfigRecord } from "./wire-types.js";
 
@@ -37,14 +38,8 @@ export function pluginDefaults(record: Pick<PluginConfigRecord, "plugin_info">):
   name?: string;
   description?: string;
 } {
-  let info: unknown = record.plugin_info;
-  if (typeof info === "string") {
-    try {
-      info = JSON.parse(info);
-    } catch {
-      return {};
-    }
-  }
+  const info =
+    typeof record.plugin_info === "string" ? parseJson(record.plugin_info).value : record.plugin_info;
   if (typeof info !== "object" || info === null) return {};
   const { name, description } = info as { name?: unknown; description?: unknown };
   return {

@@ -11,6 +11,8 @@
 // otherwise it is written as a JSON string, so that it starts and ends with `"`. Only the last
 // mark is the record's: a text that itself ends in a mark comes back as written.
 
+import { parseJson } from "./files/read-json-file.js";
+
 /** Letters, digits and `-_.`, at most 40: the names `owner:` takes. */
 export const OWNER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,40}$/;
 
@@ -71,12 +73,8 @@ export function readMark(description: string | null | undefined): ReadMark {
 
 function parseQuoted(body: string): string | undefined {
   if (!body.endsWith('"') || body.length < 2) return undefined;
-  try {
-    const value: unknown = JSON.parse(body);
-    return typeof value === "string" ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  const { value } = parseJson(body);
+  return typeof value === "string" ? value : undefined;
 }
 
 /** Whether a text, written without an owner, would read as carrying a mark. */

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { asRecord } from "./plain-object.js";
 
 /** The absolute path of a file given relative to the package root. */
 export function findPackageFile(relative: string): string {
@@ -23,8 +24,7 @@ let versionCache: string | undefined;
 export function packageVersion(): string {
   if (versionCache !== undefined) return versionCache;
   const parsed: unknown = JSON.parse(readFileSync(findPackageFile("package.json"), "utf8"));
-  const version =
-    typeof parsed === "object" && parsed !== null && "version" in parsed ? parsed.version : undefined;
+  const version = asRecord(parsed)?.version;
   versionCache = typeof version === "string" ? version : "0.0.0";
   return versionCache;
 }

@@ -9,6 +9,7 @@ import { setMaxListeners } from "node:events";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
 import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
+import { parseJson as parseJsonText } from "../files/read-json-file.js";
 import { createDispatcher } from "../http/dispatcher.js";
 import { type ProxyDecision, type ProxyEnvironment, type ProxyRoute, resolveProxy } from "../http/proxy.js";
 import { type AttemptResponse, sendAttempt, TransportFailure } from "../http/transport.js";
@@ -189,8 +190,7 @@ export class ApiClient {
       allowInsecureHttp: options.allowInsecureHttp ?? CLIENT_DEFAULTS.allowInsecureHttp,
       source: options.baseUrlSource,
     });
-    const concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
-    this.concurrency = concurrency;
+    this.concurrency = positiveInteger(options.concurrency ?? CLIENT_DEFAULTS.concurrency, "concurrency");
     this.pageSize = positiveInteger(options.pageSize ?? CLIENT_DEFAULTS.pageSize, "pageSize");
     const timeScale = options.timeScale ?? 1;
     if (!(timeScale > 0 && Number.isFinite(timeScale))) throw new RangeError("timeScale must be positive");
@@ -226,7 +226,7 @@ export class ApiClient {
     const stack = createEndpointStack({
       ...options,
       origin: this.base.origin,
-      connections: concurrency,
+      connections: this.concurrency,
       connectTimeoutMs: this.requestTimeoutMs,
       retry: this.retryOptions,
       timeScale,
@@ -377,10 +377,8 @@ export class ApiClient {
     // The data stays as the server sent it: plan compares it and export writes it. A key the
     // server reflected into it is redacted where output leaves the process, or the document refused.
     const text = body.toString("utf8");
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
+    const { value, problem } = parseJsonText(text);
+    if (problem !== undefined) {
       // Cut so that the redaction at the output still recognises a key the excerpt would hold.
       const start = this.secrets.excerpt(text.trimStart(), 40).replace(/\s+/g, " ");
       throw new ServiceError("malformed_response", failedRequest, {

@@ -6,8 +6,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { formatJsonPath } from "../files/read-json-file.js";
+import { formatJsonPath, parseJson } from "../files/read-json-file.js";
 import { findPackageFile } from "../package-files.js";
+import { asRecord } from "../plain-object.js";
 import { precompiledValidator } from "../precompiled.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 import {
@@ -53,20 +54,14 @@ export function readServiceError(body: Buffer): ServiceErrorBody | undefined {
 
 /** Whether an error body is the service's own envelope: a JSON object with string type, code and detail. */
 export function isServiceEnvelope(body: Buffer | string): boolean {
-  const value = parseBody(body);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const { type, code, detail } = value as Record<string, unknown>;
+  const value = asRecord(parseBody(body));
   const named = (field: unknown) => typeof field === "string" && field !== "";
-  return named(type) && named(code) && typeof detail === "string";
+  return named(value?.type) && named(value?.code) && typeof value?.detail === "string";
 }
 
 /** A body as JSON, or undefined when it is not JSON (a proxy's page, an empty body). */
 function parseBody(body: Buffer | string): unknown {
-  try {
-    return JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
+  return parseJson(typeof body === "string" ? body : body.toString("utf8")).value;
 }
 
 /** Fills what the schemas let the service leave out, so callers see one shape. */

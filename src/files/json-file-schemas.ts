@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findPackageFile } from "../package-files.js";
+import { isObject } from "../plain-object.js";
 
 /** Every error, with the schema beside it (`verbose`), for messages that name the first. */
 export const JSON_FILE_AJV_OPTIONS = {
@@ -26,8 +27,6 @@ export const JSON_FILE_SCHEMAS = {
 export function readJsonFileSchema(name: keyof typeof JSON_FILE_SCHEMAS): Record<string, unknown> {
   const file = join("schemas", JSON_FILE_SCHEMAS[name]);
   const parsed: unknown = JSON.parse(readFileSync(findPackageFile(file), "utf8"));
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new Error(`${file} is not a JSON object`);
-  }
-  return parsed as Record<string, unknown>;
+  if (!isObject(parsed)) throw new Error(`${file} is not a JSON object`);
+  return parsed;
 }
