@@ -159,11 +159,8 @@ export class SecretRegistry {
 
   /** The length of the shortest registered secret (0 when none): a short one matches ordinary text. */
   get shortestSecretLength(): number {
-    let shortest = 0;
-    for (const secret of this.#secrets) {
-      if (shortest === 0 || secret.length < shortest) shortest = secret.length;
-    }
-    return shortest;
+    const lengths = [...this.#secrets].map((secret) => secret.length);
+    return lengths.length === 0 ? 0 : Math.min(...lengths); // bounded-spread: a run's one or two secrets
   }
 
   /** The occurrences of secret forms in `text`, left to right, not overlapping, longest form first. */
@@ -241,11 +238,8 @@ const registriesByList = new WeakMap<readonly string[], SecretRegistry>();
 
 /** The registry of `secretList`, made once per list. */
 export function registryOf(secretList: readonly string[]): SecretRegistry {
-  let registry = registriesByList.get(secretList);
-  if (registry === undefined) {
-    registry = SecretRegistry.of(secretList);
-    registriesByList.set(secretList, registry);
-  }
+  const registry = registriesByList.get(secretList) ?? SecretRegistry.of(secretList);
+  registriesByList.set(secretList, registry);
   return registry;
 }
 
@@ -259,6 +253,7 @@ export type ValuePath = ReadonlyArray<string | number>;
  * `undefined` members are kept as they are.
  */
 export function redactDeep<T>(value: T, registry: SecretRegistry): { value: T; count: number } {
+  if (!registry.active) return { value, count: 0 };
   let count = 0;
   const visit = (item: unknown): unknown => {
     if (typeof item === "string") {
@@ -272,9 +267,7 @@ export function redactDeep<T>(value: T, registry: SecretRegistry): { value: T; c
     }
     return item;
   };
-  if (!registry.active) return { value, count: 0 };
-  const copy = visit(value) as T;
-  return { value: copy, count };
+  return { value: visit(value) as T, count };
 }
 
 /**
@@ -293,9 +286,7 @@ export function locateSecrets(value: unknown, registry: SecretRegistry): ValuePa
       return;
     }
     if (Array.isArray(item)) {
-      item.forEach((member, index) => {
-        visit(member, [...path, index]);
-      });
+      for (const [index, member] of item.entries()) visit(member, [...path, index]);
       return;
     }
     if (typeof item === "object" && item !== null) {
