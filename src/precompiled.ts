@@ -4,6 +4,7 @@
 // from their TypeScript source (the tests), which have no generated files beside them, compile
 // the schemas themselves, with the ajv compiler imported for that alone.
 
+import { describeError } from "./errors.js";
 import { InputError } from "./input-error.js";
 
 /**
@@ -54,6 +55,6 @@ function isModuleNotFound(error: unknown): boolean {
 }
 
 function brokenBuild(what: string, cause: unknown): InputError<"build_broken"> {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = describeError(cause);
   return new InputError("build_broken", { what, reason: reason.split("\n")[0] ?? reason });
 }

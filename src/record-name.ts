@@ -1,7 +1,7 @@
 // A record's name, in one place: its identity key (names that look the same to a reader are one
 // name) and the globs of `protect:`, `--target`, `--exclude` and `--allow-destroy` over that key.
 
-import { trimAsService } from "./trim-as-service.js";
+import { codePointLabel, trimAsService } from "./trim-as-service.js";
 
 /**
  * Names that look the same to a reader: equal once trimmed as the service trims and put in
@@ -30,8 +30,7 @@ export function controlCharacterIn(text: string): string | undefined {
     return code < 0x20 || code === 0x7f;
   });
   if (index < 0) return undefined;
-  const code = (characters[index] ?? "").codePointAt(0) ?? 0;
-  return `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${index + 1}`;
+  return `${codePointLabel(characters[index] ?? "")} at character ${index + 1}`;
 }
 
 /**
