@@ -51,13 +51,11 @@ export function neutraliseLines(text: string): string[] {
 
 /** JSON text with the characters JSON leaves raw written as JSON escapes: parsed, the same data. */
 export function neutraliseJson(json: string): string {
-  // Such characters and `##[` occur only inside strings: JSON's own syntax is plain ASCII.
+  // Such characters and `##[` occur only inside strings: JSON's own syntax is plain ASCII. Each
+  // UTF-16 code unit is escaped on its own (a character beyond U+FFFF as its surrogate pair).
   return json
     .replace(UNSAFE_IN_ESCAPED, (character) =>
-      Array.from(
-        { length: character.length },
-        (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`,
-      ).join(""),
+      character.replace(/[\s\S]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`),
     )
     .replace(/##\[/g, "#\\u0023[");
 }
