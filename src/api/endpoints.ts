@@ -33,8 +33,7 @@ export async function reachesProjectList(client: ApiClient): Promise<boolean | u
     await client.request({ method: "GET", url: client.url(PROJECTS_PATH, { limit: 1 }) });
     return true;
   } catch (error) {
-    if (isApiError(error, 404)) return false;
-    return undefined;
+    return isApiError(error, 404) ? false : undefined;
   }
 }
 

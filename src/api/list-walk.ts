@@ -59,10 +59,7 @@ function nameList(path: string): string {
 export function describeNextLinkMismatch(first: URL, next: URL): string | undefined {
   const firstPath = pathSegments(first.pathname);
   const nextPath = pathSegments(next.pathname);
-  if (
-    firstPath.length !== nextPath.length ||
-    firstPath.some((segment, index) => segment !== nextPath[index])
-  ) {
+  if (JSON.stringify(firstPath) !== JSON.stringify(nextPath)) {
     return `its path is ${next.pathname}, not ${first.pathname}`;
   }
   for (const name of PAGE_PARAMETERS) {
