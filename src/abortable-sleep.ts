@@ -47,15 +47,8 @@ export function sleepUnlessAborted(sleep: Sleep, ms: number, signal: AbortSignal
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    sleep(ms, signal).then(
-      () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(signal.aborted ? signal.reason : error);
-      },
-    );
+    sleep(ms, signal)
+      .finally(() => signal.removeEventListener("abort", onAbort))
+      .then(resolve, (error: unknown) => reject(signal.aborted ? signal.reason : error));
   });
 }
