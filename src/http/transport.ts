@@ -202,10 +202,6 @@ function contentCodings(header: string | string[] | undefined): string[] {
     .filter((coding) => coding !== "" && coding !== "identity");
 }
 
-function isCoding(coding: string): coding is Coding {
-  return Object.hasOwn(DECODERS, coding);
-}
-
 /**
  * Reads the body, inflated through one decoder per coding (last applied, first undone), counting
  * the bytes kept against the memory bound: reading stops as soon as it is passed.
@@ -216,7 +212,7 @@ async function readBody(
   request: AttemptRequest,
 ): Promise<Buffer> {
   const shown = codings.length === 0 ? undefined : codings.join(", ");
-  const unsupported = codings.find((coding) => !isCoding(coding));
+  const unsupported = codings.find((coding) => !Object.hasOwn(DECODERS, coding));
   if (unsupported !== undefined || codings.length > MAX_CODINGS) {
     discard(response.body);
     throw badBody(
