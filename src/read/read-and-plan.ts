@@ -147,13 +147,7 @@ export async function readAndPlanProjects(
   const desiredByProject = groupBy(desired.families, (family) => family.project);
   const outstanding = new Map<string, number>();
   for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
-  const lists = new Map<string, CurrentFamily[]>();
-  const addList = (family: CurrentFamily) => {
-    const projectLists = lists.get(family.project) ?? [];
-    projectLists.push(family);
-    lists.set(family.project, projectLists);
-  };
-  for (const family of given) addList(family);
+  const lists = groupBy(given, (family) => family.project);
   const parts = new Map<string, ProjectPlan>();
   let planningMs = 0;
   let listsDone = 0;
@@ -179,7 +173,7 @@ export async function readAndPlanProjects(
     });
     const family: CurrentFamily = { project: ref.project, family: ref.family, records };
     listsDone += 1;
-    addList(family);
+    lists.set(ref.project, [...(lists.get(ref.project) ?? []), family]);
     const left = (outstanding.get(ref.project) ?? 1) - 1;
     outstanding.set(ref.project, left);
     if (left === 0) planned(ref.project);
