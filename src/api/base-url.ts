@@ -44,12 +44,8 @@ export function parseBaseUrl(
     const scheme = isLoopbackHost(host.replace(/:\d+$/, "")) ? "http" : "https";
     throw invalid(JSON.stringify(written), `it has no scheme: write ${scheme}://${written}`);
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid("given", notAbsolute);
-  }
+  if (!URL.canParse(value)) throw invalid("given", notAbsolute);
+  const url = new URL(value);
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
   if (url.protocol !== "https:" && url.protocol !== "http:")
     throw invalid(shown, "only http:// and https:// are supported");

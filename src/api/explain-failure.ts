@@ -95,12 +95,9 @@ function fallbackDetail(response: AttemptResponse, secrets: SecretRegistry): str
 /** A redirect's target as origin and path: its query string may carry anything, even a token. */
 function describeLocation(location: string | undefined, from: URL): string | undefined {
   if (location === undefined) return undefined;
-  try {
-    const target = new URL(location, from);
-    return `${target.origin}${target.pathname}`;
-  } catch {
-    return JSON.stringify(location.slice(0, 80));
-  }
+  if (!URL.canParse(location, from.href)) return JSON.stringify(location.slice(0, 80));
+  const target = new URL(location, from);
+  return `${target.origin}${target.pathname}`;
 }
 
 /** A request that got no usable answer. */

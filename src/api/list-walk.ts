@@ -169,14 +169,12 @@ export class ListWalk {
     if (page.next === null) return undefined;
     const client = this.#client;
     const failedRequest = client.describeRequest("GET", url);
-    let next: URL;
-    try {
-      next = new URL(page.next, url);
-    } catch {
+    if (!URL.canParse(page.next, url.href)) {
       throw new ServiceError("malformed_response", failedRequest, {
         problem: `next: not a URL (${JSON.stringify(client.secrets.excerpt(page.next, 80))})`,
       });
     }
+    const next = new URL(page.next, url);
     next.hash = "";
     if (!client.isUnderBase(next)) {
       throw new ServiceError("foreign_next_link", failedRequest, {

@@ -150,11 +150,8 @@ export interface ListedPage {
 
 /** The offset a `next` link asks for (absent: 0), or undefined when it cannot be read. */
 function nextOffsetOf(link: string): number | undefined {
-  try {
-    return offsetOf(new URL(link, "http://list.invalid/"));
-  } catch {
-    return undefined;
-  }
+  const base = "http://list.invalid/";
+  return URL.canParse(link, base) ? offsetOf(new URL(link, base)) : undefined;
 }
 
 /**

@@ -66,12 +66,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 export function parseProxyUrl(value: string, variable: string): ProxyRoute {
   const invalid = (reason: string) => new InputError("invalid_proxy", { variable, reason });
   const text = value.trim();
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
-  } catch {
-    throw invalid("it is not a URL; write it as http://HOST:PORT");
-  }
+  const written = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+  if (!URL.canParse(written)) throw invalid("it is not a URL; write it as http://HOST:PORT");
+  const url = new URL(written);
   const display = `${url.protocol}//${url.host}`;
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw invalid(`pcsync supports http:// and https:// proxies, not ${url.protocol}// (${display})`);
