@@ -39,11 +39,6 @@ export function descriptionOwner(stored: unknown): string | null {
   return viewDescription(stored).owner;
 }
 
-/** The plugin's own description, which posthog-2024 shows where a record's is empty. */
-function pluginText(record: DescribedRecord, known?: string): string | undefined {
-  return known ?? pluginDefaults(record).description;
-}
-
 /**
  * Whether the record holds the user's text `written`, whatever mark it carries: as written, as a
  * trimming service stores it, or, for an empty one, as the plugin's own text (posthog-2024).
@@ -52,7 +47,7 @@ export function holdsDescriptionText(written: string | null, record: DescribedRe
   const shown = descriptionText(record.description);
   if (shown === written) return true;
   if (typeof written === "string" && showsText(written, shown)) return true;
-  return mayShowFilled("description", written) && record.description === pluginText(record);
+  return mayShowFilled("description", written) && record.description === pluginDefaults(record).description;
 }
 
 /**
@@ -65,7 +60,7 @@ export function storesDescription(sent: string | null, record: DescribedRecord, 
   if (stored === sent) return true;
   if (typeof sent === "string" && showsText(sent, stored)) return true;
   if (!mayShowFilled("description", sent)) return false;
-  const text = pluginText(record, plugin);
+  const text = plugin ?? pluginDefaults(record).description;
   return text !== undefined && stored === text;
 }
 

@@ -12,8 +12,7 @@ export type PcsyncFileKind = "plan" | "journal" | "rollout_journal";
 export const FILE_FORMATS = { plan: "pcsync-plan", journal: "pcsync-journal" } as const;
 
 function objectOf(text: string): Record<string, unknown> | undefined {
-  const { value } = parseJson(text);
-  return asRecord(value);
+  return asRecord(parseJson(text).value);
 }
 
 /** Which of pcsync's files the text is: a journal by its first line, a plan by the whole document. */
