@@ -113,9 +113,8 @@ function describeFirstError(errors: readonly ErrorObject[], value: unknown, shap
     const seen = JSON.stringify(valueAt(value, error.instancePath));
     return `${path}: ${seen} is not a plain project id (a positive integer); no request is made for it or for any project of this listing`;
   }
-  const beyondSafe = describeUnsafeInteger(error, valueAt(value, error.instancePath));
-  if (beyondSafe !== undefined) return `${path || "response"}: ${beyondSafe}`;
-  return `${path || "response"}: ${error.message ?? "is invalid"}`;
+  const problem = describeUnsafeInteger(error, valueAt(value, error.instancePath)) ?? error.message;
+  return `${path || "response"}: ${problem ?? "is invalid"}`;
 }
 
 /**
@@ -142,8 +141,7 @@ function valueAt(root: unknown, pointer: string): unknown {
   let current = root;
   for (const raw of pointer.split("/").slice(1)) {
     if (current === null || typeof current !== "object") return undefined;
-    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    current = (current as Record<string, unknown>)[segment];
+    current = (current as Record<string, unknown>)[raw.replace(/~1/g, "/").replace(/~0/g, "~")];
   }
   return current;
 }
