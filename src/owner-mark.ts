@@ -84,7 +84,5 @@ export function looksMarked(text: string): boolean {
 
 /** How long the description sent for `text` under `owner` is, in characters as the service counts them. */
 export function markedLength(text: string | null, owner: string): number {
-  let length = 0;
-  for (const _ of writeMark(text, owner)) length += 1;
-  return length;
+  return [...writeMark(text, owner)].length;
 }
