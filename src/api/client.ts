@@ -27,6 +27,7 @@ import {
   type RetryContext,
   type RetryOptions,
   type RetrySafety,
+  type RetryStats,
   sendWithRetry,
 } from "./retry.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
@@ -112,29 +113,15 @@ export interface ApiResponse {
   attempts: number;
 }
 
-/** Counters for the verbose summary and the benchmark. */
-export interface ApiStats {
+/** Counters for the verbose summary and the benchmark (the retry loop's among them). */
+export interface ApiStats extends RetryStats {
   /** Attempts sent, retries included. */
   requests: number;
   responsesByStatus: Record<number, number>;
   /** Attempts that got no response (refused, reset, timed out, too large). */
   transportFailures: number;
-  retries: number;
-  /** 429 responses. */
-  throttled: number;
   bytesSent: number;
   bytesReceived: number;
-  /**
-   * When an update or delete last went unanswered (the client gave up, or a 502, 504 or a 503
-   * without Retry-After came) and was sent again: the first may still be applied later (see
-   * `mayLandUntil` in apply-plan.ts).
-   */
-  lastUnansweredWriteAt?: number;
-  /**
-   * Until when the service throttled this key, where it asked for a wait beyond the longest the
-   * client waits (an hourly limit spent): requests not yet sent are refused until then, unsent.
-   */
-  throttledUntil?: number;
 }
 
 export class ApiClient {
@@ -458,7 +445,7 @@ type EndpointStackOptions = EndpointOptions & {
   connections: number;
   connectTimeoutMs: number;
   retry: RetryOptions;
-  stats?: RetryContext["stats"];
+  stats?: RetryStats;
   treat5xxAsInFlight?: boolean | undefined;
 };
 

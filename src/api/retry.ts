@@ -89,6 +89,24 @@ export function throttleWaitMs(response: AttemptResponse, now: number): number |
  */
 export type RetrySafety = "idempotent" | "unsafe";
 
+/** The loop's counters, and the state it keeps across requests. */
+export interface RetryStats {
+  retries: number;
+  /** 429 responses. */
+  throttled: number;
+  /**
+   * When an update or delete last went unanswered (the client gave up, or a 502, 504 or a 503
+   * without Retry-After came) and was sent again: the first may still be applied later (see
+   * `mayLandUntil` in apply-plan.ts).
+   */
+  lastUnansweredWriteAt?: number;
+  /**
+   * Until when the service throttled this key, where it asked for a wait beyond the longest the
+   * client waits (an hourly limit spent): requests not yet sent are refused until then, unsent.
+   */
+  throttledUntil?: number;
+}
+
 /** What the loop shares with its sender: the limiter, the policy, the clock and the counters. */
 export interface RetryContext {
   readonly limiter: RateLimiter;
@@ -97,13 +115,7 @@ export interface RetryContext {
   readonly signal: AbortSignal | undefined;
   /** How a failed attempt is judged (see attempt-proof.ts). */
   readonly proofRules: ProofRules;
-  /** Counters of retries and 429 answers. */
-  readonly stats: {
-    retries: number;
-    throttled: number;
-    lastUnansweredWriteAt?: number;
-    throttledUntil?: number;
-  };
+  readonly stats: RetryStats;
   readonly random: () => number;
   readonly now: () => number;
   /** Sleeps; rejects with the signal's reason once the signal aborts. */
