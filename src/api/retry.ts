@@ -183,14 +183,10 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       });
   };
   for (;;) {
-    let release: () => void;
-    try {
-      signal?.throwIfAborted();
-      release = await limiter.acquire(signal, { ahead: request.ahead });
-    } catch (error) {
-      if (signal?.aborted) throw aborted();
-      throw error;
-    }
+    // The limiter rejects at once, and a request waiting in it, once the signal aborts.
+    const release = await limiter.acquire(signal, { ahead: request.ahead }).catch((error: unknown) => {
+      throw signal?.aborted ? aborted() : error;
+    });
     // The service throttled this key for longer than the client waits: a request not sent yet is
     // not sent (it would only be refused too, and count against the key), saying until when.
     const throttledUntil = stats.throttledUntil;
