@@ -20,8 +20,9 @@ export async function loadPrecompiled<T>(
   try {
     return await importing;
   } catch (error) {
-    if (isFromSource(importerUrl) && isModuleNotFound(error)) return undefined;
-    throw brokenBuild(what, error);
+    const notFound = (error as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND";
+    if (notFound && isFromSource(importerUrl)) return undefined;
+    throw new InputError("build_broken", { what, reason: describeError(error).split("\n")[0] ?? "" });
   }
 }
 
@@ -48,13 +49,4 @@ export async function precompiledValidator<V>(
 /** Whether the module at this URL runs from its TypeScript source rather than from the build. */
 export function isFromSource(moduleUrl: string): boolean {
   return /\.[cm]?ts$/.test(new URL(moduleUrl).pathname);
-}
-
-function isModuleNotFound(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND";
-}
-
-function brokenBuild(what: string, cause: unknown): InputError<"build_broken"> {
-  const reason = describeError(cause);
-  return new InputError("build_broken", { what, reason: reason.split("\n")[0] ?? reason });
 }
