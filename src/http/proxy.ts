@@ -115,16 +115,9 @@ export function matchNoProxy(hostname: string, port: number, noProxy: string): s
 
 /** `host:port`, `[v6]:port`, `[v6]`, a bare IPv6 address (which has colons but no port). */
 function splitPort(entry: string): { name: string; entryPort: number | undefined } {
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
-  if (bracketed) {
-    return {
-      name: bracketed[1] ?? "",
-      entryPort: bracketed[2] === undefined ? undefined : Number(bracketed[2]),
-    };
-  }
-  const withPort = /^([^:]+):(\d+)$/.exec(entry);
-  if (withPort) return { name: withPort[1] ?? "", entryPort: Number(withPort[2]) };
-  return { name: entry, entryPort: undefined };
+  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry) ?? /^([^:]+):(\d+)$/.exec(entry);
+  if (!match) return { name: entry, entryPort: undefined };
+  return { name: match[1] ?? "", entryPort: match[2] === undefined ? undefined : Number(match[2]) };
 }
 
 function ipType(version: number): "ipv4" | "ipv6" {
