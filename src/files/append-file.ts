@@ -5,8 +5,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { InputError } from "../input-error.js";
-import { outputUnwritable } from "./file-errors.js";
+import { outputRefused, outputUnwritable } from "./file-errors.js";
 import { describeDevice, resolveOutputTarget } from "./output-target.js";
 import { PRIVATE_FILE_MODE, syncDirectory, type WriteFileOptions } from "./write-file.js";
 
@@ -22,10 +21,10 @@ export async function openForAppend(
   const shown = options.shown ?? path;
   const target = await resolveOutputTarget(path, { ...options, shown });
   if (target.kind !== "file") {
-    throw new InputError("output_refused", {
-      path: shown,
-      reason: `it is ${describeDevice(target.device)}, not a file; this output is appended to and kept, so give a file name`,
-    });
+    throw outputRefused(
+      shown,
+      `it is ${describeDevice(target.device)}, not a file; this output is appended to and kept, so give a file name`,
+    );
   }
   let handle: FileHandle | undefined;
   try {
@@ -43,10 +42,7 @@ export async function openForAppend(
     );
     const info = await handle.stat();
     if (!info.isFile()) {
-      throw new InputError("output_refused", {
-        path: shown,
-        reason: "it changed into something that is not a regular file; give a file name",
-      });
+      throw outputRefused(shown, "it changed into something that is not a regular file; give a file name");
     }
     if ((info.mode & 0o777) !== PRIVATE_FILE_MODE) {
       // Another user's file (the runner's step summary) keeps its mode where only its owner may change it.

@@ -19,6 +19,11 @@ export function outputUnwritable(path: string, error: unknown): InputError {
   );
 }
 
+/** A file pcsync was asked to write that it must not write: `output_refused`, why in words. */
+export function outputRefused(path: string, reason: string): InputError {
+  return new InputError("output_refused", { path, reason });
+}
+
 /** The codes of a file pcsync was asked to write and did not. */
 const OUTPUT_CODES = ["output_unwritable", "output_refused", "output_is_input"] as const;
 

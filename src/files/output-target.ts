@@ -8,7 +8,7 @@ import type { Stats } from "node:fs";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import { dirname, extname, resolve } from "node:path";
 import { InputError } from "../input-error.js";
-import { outputUnwritable } from "./file-errors.js";
+import { outputRefused, outputUnwritable } from "./file-errors.js";
 
 /** A file the run reads; an output may not be it. */
 export interface RunInput {
@@ -44,7 +44,7 @@ export async function resolveOutputTarget(
   // Where a command means standard output by `-`, it says so before this; anywhere else a file
   // named `-` is a surprise, not what was meant.
   if (path === "-")
-    throw refused(
+    throw outputRefused(
       shown,
       "- is not standard output here: pcsync writes this to a file; give its name (./- for a file named -)",
     );
@@ -59,7 +59,7 @@ async function followToTarget(start: string, shown: string): Promise<OutputTarge
     const info = await lstatOrUndefined(current, shown);
     if (info === undefined) {
       if (links === 0) return { kind: "file", path: current, existing: undefined };
-      throw refused(
+      throw outputRefused(
         shown,
         `it is a symbolic link to ${current}, which does not exist; pcsync does not create files through links: give the target's path, or create it first`,
       );
@@ -79,12 +79,12 @@ async function followToTarget(start: string, shown: string): Promise<OutputTarge
     if (info.isFile()) return { kind: "file", path: current, existing: info };
     if (info.isCharacterDevice()) return { kind: "through", path: current, device: "character device" };
     if (info.isFIFO()) return { kind: "through", path: current, device: "FIFO" };
-    if (info.isDirectory()) throw refused(shown, "it is a directory; give a file name");
+    if (info.isDirectory()) throw outputRefused(shown, "it is a directory; give a file name");
     if (info.isSocket())
-      throw refused(shown, "it is a socket, which cannot be written as a file; give a file name");
-    throw refused(shown, "it is a block device, not a file; give a file name");
+      throw outputRefused(shown, "it is a socket, which cannot be written as a file; give a file name");
+    throw outputRefused(shown, "it is a block device, not a file; give a file name");
   }
-  throw refused(shown, "it is a loop of symbolic links (or more than 40 in a row); give a file name");
+  throw outputRefused(shown, "it is a loop of symbolic links (or more than 40 in a row); give a file name");
 }
 
 async function lstatOrUndefined(path: string, shown: string): Promise<Stats | undefined> {
@@ -94,10 +94,6 @@ async function lstatOrUndefined(path: string, shown: string): Promise<Stats | un
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw outputUnwritable(shown, error);
   }
-}
-
-function refused(shown: string, reason: string): InputError {
-  return new InputError("output_refused", { path: shown, reason });
 }
 
 const STICKY = 0o1000;
@@ -117,7 +113,7 @@ async function refuseForeignLinkInSharedDirectory(
   if (uid === undefined || link.uid === uid) return;
   const parent = await stat(directory);
   if ((parent.mode & STICKY) === 0 || (parent.mode & WORLD_WRITABLE) === 0 || link.uid === parent.uid) return;
-  throw refused(
+  throw outputRefused(
     shown,
     `it is a symbolic link in the shared directory ${directory} that belongs to another user (uid ${link.uid}); pcsync does not follow it there, as Linux's protected_symlinks would not: give the target's path, or remove the link`,
   );
