@@ -19,10 +19,7 @@ const hexOf = (char: string, upper: boolean): string => {
   const hex = char.charCodeAt(0).toString(16).padStart(2, "0");
   return upper ? hex.toUpperCase() : hex;
 };
-const percent =
-  (upper: boolean): CharEncoder =>
-  (char) =>
-    `%${hexOf(char, upper)}`;
+const percent = (char: string, upper: boolean): string => `%${hexOf(char, upper)}`;
 const unicodeEscape = (char: string, upper: boolean): string => `\\u00${hexOf(char, upper)}`;
 const jsonEscape: CharEncoder = (char) => JSON.stringify(char).slice(1, -1);
 
@@ -34,11 +31,11 @@ const TEXT_SCHEMES: readonly CharEncoder[] = [
   (char) => char,
   // encodeURIComponent, with upper- and lower-case hex digits.
   (char) => encodeURIComponent(char),
-  (char) => (char === encodeURIComponent(char) ? char : percent(false)(char)),
+  (char) => (char === encodeURIComponent(char) ? char : percent(char, false)),
   // RFC 3986 strict (also !'()*), and HTML form encoding (URLSearchParams, also ~).
-  (char) => (/[A-Za-z0-9\-._~]/.test(char) ? char : percent(true)(char)),
-  (char) => (/[A-Za-z0-9\-._~]/.test(char) ? char : percent(false)(char)),
-  (char) => (/[A-Za-z0-9\-._*]/.test(char) ? char : percent(true)(char)),
+  (char) => (/[A-Za-z0-9\-._~]/.test(char) ? char : percent(char, true)),
+  (char) => (/[A-Za-z0-9\-._~]/.test(char) ? char : percent(char, false)),
+  (char) => (/[A-Za-z0-9\-._*]/.test(char) ? char : percent(char, true)),
   // JSON: plain, with "\/" (PHP), and HTML-safe (Go: <>& as lower-case \u; .NET: more, upper-case).
   jsonEscape,
   (char) => (char === "/" ? "\\/" : jsonEscape(char)),
@@ -50,7 +47,7 @@ const TEXT_SCHEMES: readonly CharEncoder[] = [
 const ENCODED_SCHEMES: readonly CharEncoder[] = [
   (char) => char,
   (char) => encodeURIComponent(char),
-  (char) => (char === encodeURIComponent(char) ? char : percent(false)(char)),
+  (char) => (char === encodeURIComponent(char) ? char : percent(char, false)),
   (char) => (char === "/" ? "\\/" : char),
 ];
 
