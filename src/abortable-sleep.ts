@@ -25,10 +25,7 @@ export function setLongTimeout(fire: () => void, ms: number): () => void {
 /** The real sleep, of any length: its timer is cleared on abort, so it does not keep the process alive. */
 export const realSleep: Sleep = (ms, signal) =>
   new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
+    if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       cancel();
       reject(signal?.reason);
