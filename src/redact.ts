@@ -280,13 +280,9 @@ export function locateSecrets(value: unknown, registry: SecretRegistry): ValuePa
   const visit = (item: unknown, path: Array<string | number>): void => {
     if (typeof item === "string" || typeof item === "number") {
       if (holdsSecret(String(item))) found.push(path);
-      return;
-    }
-    if (Array.isArray(item)) {
+    } else if (Array.isArray(item)) {
       for (const [index, member] of item.entries()) visit(member, [...path, index]);
-      return;
-    }
-    if (typeof item === "object" && item !== null) {
+    } else if (typeof item === "object" && item !== null) {
       for (const [key, member] of Object.entries(item)) {
         if (holdsSecret(key)) found.push([...path, key]);
         visit(member, [...path, key]);
