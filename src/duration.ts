@@ -34,11 +34,8 @@ export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   let seconds = Math.round(ms / 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [
-    ["d", 86_400],
-    ["h", 3_600],
-    ["m", 60],
-  ] as const) {
+  for (const unit of ["d", "h", "m"] as const) {
+    const size = UNIT_MS[unit] / 1000;
     if (seconds >= size) {
       parts.push(`${Math.floor(seconds / size)}${unit}`);
       seconds %= size;
