@@ -216,7 +216,6 @@ export class ApiClient {
       connections: this.concurrency,
       connectTimeoutMs: this.requestTimeoutMs,
       retry: this.retryOptions,
-      timeScale,
       stats: this.stats,
     });
     this.#retry = stack.retry;
