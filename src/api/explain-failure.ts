@@ -107,14 +107,13 @@ function transportError(
   context: FailureContext,
 ) {
   const { failure, attempts, outcomeUnknown } = last;
-  const writes = request.method !== "GET";
   const { bounds } = context;
   if (failure.kind === "too_large") {
     const { encoding } = failure;
     return new ServiceError("response_too_large", request, { limitBytes: bounds.maxResponseBytes, encoding });
   }
   if (failure.kind === "headers_too_large") {
-    const facts = { limitBytes: maxHeaderSize, attempts, outcomeUnknown: writes };
+    const facts = { limitBytes: maxHeaderSize, attempts, outcomeUnknown: request.method !== "GET" };
     return new ServiceError("response_headers_too_large", request, facts);
   }
   if (failure.kind === "undecodable")
