@@ -162,14 +162,11 @@ export class SecretRegistry {
 
   /** The occurrences of secret forms in `text`, left to right, not overlapping, longest form first. */
   matches(text: string): SecretMatch[] {
-    const pattern = this.#pattern;
-    if (pattern === undefined) return [];
-    const found: SecretMatch[] = [];
-    pattern.lastIndex = 0;
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-      found.push({ start: match.index, end: match.index + match[0].length });
-    }
-    return found;
+    if (this.#pattern === undefined) return [];
+    return Array.from(text.matchAll(this.#pattern), (match) => ({
+      start: match.index,
+      end: match.index + match[0].length,
+    }));
   }
 
   /** Whether `text` holds a secret form anywhere (what redaction would replace). */

@@ -69,8 +69,7 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
 
 /** The service's 429 detail: `Request was throttled. Expected available in 3 seconds.` */
 export function parseThrottleDetail(detail: string | undefined): number | undefined {
-  if (detail === undefined) return undefined;
-  const match = /expected available in (\d+(?:\.\d+)?) seconds?/i.exec(detail);
+  const match = /expected available in (\d+(?:\.\d+)?) seconds?/i.exec(detail ?? "");
   return match?.[1] === undefined ? undefined : Math.ceil(Number(match[1]) * 1000);
 }
 
