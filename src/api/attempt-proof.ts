@@ -39,10 +39,6 @@ export interface ProofRules {
   fiveXxInFlight: boolean;
 }
 
-// Answered by a proxy in front of the service, which may have forwarded the request and given up
-// on it while the service still works on it.
-const PROXY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
-
 /**
  * What `failure` proves about the write. `fiveXxInFlight`: for a proxy that imitates the service's
  * envelope, every 5xx may still commit.
@@ -59,7 +55,9 @@ export function proofOf(failure: AttemptFailure, rules: ProofRules): AttemptProo
       const { status } = failure;
       if (status === 429) return "refused";
       if (status < 500) return "rejected";
-      if (rules.fiveXxInFlight || PROXY_STATUSES.has(status)) return "in_flight";
+      // 502 and 504 are a proxy's in front of the service, which may have forwarded the request and
+      // given up on it while the service still works on it.
+      if (rules.fiveXxInFlight || status === 502 || status === 504) return "in_flight";
       if (status === 503 && failure.retryAfter) return "refused";
       return failure.serviceEnvelope ? "answered" : "in_flight";
     }
