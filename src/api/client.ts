@@ -165,6 +165,8 @@ export class ApiClient {
   #closed = false;
   /** Set inside `ahead()`: the requests made there go ahead of the client's own pacing. */
   readonly #ahead = new AsyncLocalStorage<boolean>();
+  /** Set inside `beforeFirstWrite()`: what runs before the first write of the task leaves. */
+  readonly #firstWrite = new AsyncLocalStorage<{ hook: (() => Promise<void>) | undefined }>();
 
   constructor(options: ApiClientOptions) {
     const apiKey = checkApiKey(options.apiKey, "the client options");
@@ -261,6 +263,15 @@ export class ApiClient {
   }
 
   /**
+   * Runs `task` so that `hook` runs once, just before the first attempt of the first request of the
+   * task that is not a GET leaves, with its slot held: a write's journal intent is on disk before
+   * the write is sent, and only a write that is sent has one. `task`'s reads do not run it.
+   */
+  beforeFirstWrite<T>(hook: () => Promise<void>, task: () => Promise<T>): Promise<T> {
+    return this.#firstWrite.run({ hook }, task);
+  }
+
+  /**
    * The longest one request can take before it ends, answered or failed, against a service that
    * hangs or throttles: every attempt (the first, each fault retry, each 429 retry: two budgets of
    * `retries`) held to its connect, headers and whole-body timeouts, each fault retry after the
@@ -310,6 +321,7 @@ export class ApiClient {
       safety: spec.safety ?? (method === "POST" ? "unsafe" : "idempotent"),
       notFoundMeansDone: spec.notFoundMeansDone === true,
       ahead: this.#ahead.getStore() === true,
+      beforeFirstAttempt: method === "GET" ? undefined : this.#takeFirstWriteHook(),
       send: () => this.#sendAttempt({ method, url, headers, body }, traceLabel),
     });
     if (last.failure === undefined && last.done) return { ...last.response, attempts: last.attempts };
@@ -321,6 +333,14 @@ export class ApiClient {
       now: this.now(),
       hasSucceeded: this.hasSucceeded(),
     });
+  }
+
+  /** The hook of `beforeFirstWrite`, once: the task's later writes go without it. */
+  #takeFirstWriteHook(): (() => Promise<void>) | undefined {
+    const store = this.#firstWrite.getStore();
+    const hook = store?.hook;
+    if (store !== undefined) store.hook = undefined;
+    return hook;
   }
 
   /** Sends one attempt; counts it in the stats and traces it with its time and size. */

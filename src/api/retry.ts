@@ -136,6 +136,11 @@ export interface RetriedRequest {
   retryStatus?: ((status: number) => boolean) | undefined;
   /** Sends one attempt; throws a TransportFailure when no answer came. */
   send: () => Promise<AttemptResponse>;
+  /**
+   * Run once, its slot held, just before the first attempt leaves (a write's journal intent): a
+   * request that never gets a slot, or is stopped first, never runs it. Throwing stops the request.
+   */
+  beforeFirstAttempt?: (() => Promise<void>) | undefined;
 }
 
 /** The last attempt: an answer (done, or one that retrying could not change) or a transport failure. */
@@ -196,6 +201,14 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
         outcomeUnknown,
         until: new Date(throttledUntil).toISOString(),
       });
+    }
+    if (attempts === 0 && request.beforeFirstAttempt !== undefined) {
+      try {
+        await request.beforeFirstAttempt();
+      } catch (error) {
+        release();
+        throw error;
+      }
     }
     attempts += 1;
     let response: AttemptResponse | TransportFailure;

@@ -65,14 +65,21 @@ export class RecordWriter {
   ): Promise<T> {
     const journal = this.journal;
     if (journal === undefined) return await send();
-    const seq = await journal.intend(intent);
+    // The intent goes on disk once the write has its slot, just before it leaves: a write still
+    // waiting for a connection when the run is killed was never sent, and its journal says nothing
+    // of it (a resume or rollback does not wait for it to land).
+    let seq: number | undefined;
     let result: T;
     try {
-      result = await send();
+      result = await this.client.beforeFirstWrite(async () => {
+        seq = await journal.intend(intent);
+      }, send);
     } catch (error) {
-      journal.recordOutcome(seq, { status: statusOfError(error) });
+      if (seq !== undefined) journal.recordOutcome(seq, { status: statusOfError(error) });
       throw error;
     }
+    // Every write sends a request; should one ever be settled without sending, it is journaled all the same.
+    seq ??= await journal.intend(intent);
     journal.recordOutcome(seq, { status: "done", records: answered(result) });
     return result;
   }

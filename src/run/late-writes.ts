@@ -128,7 +128,7 @@ export function lateWritesOf(
         until,
         // A write is journaled before it waits for a free connection: some of them may never have
         // been sent, which the journal cannot tell, so each is waited for as if it had been.
-        why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} begun and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""}${unanswered.length > 1 ? "; some may not have been sent" : ""})`,
+        why: `the run that wrote the journal was stopped with ${plural(unanswered.length, "write")} begun and not answered (${describeWrite(first.intent)}${unanswered.length > 1 ? ", ..." : ""})`,
       });
   }
   if (found.length === 0) return undefined;

@@ -158,7 +158,7 @@ describe("until when a journal's run may still have a write land (ms from now)",
       now: NOW,
     });
     expect(late?.why).toBe(
-      `the run that wrote the journal was stopped with 2 writes begun and not answered (create "c1" in project 1 plugin_configs, ...; some may not have been sent), and the service may still apply them until ${new Date(NOW + LANDS_MS).toISOString()}`,
+      `the run that wrote the journal was stopped with 2 writes begun and not answered (create "c1" in project 1 plugin_configs, ...), and the service may still apply them until ${new Date(NOW + LANDS_MS).toISOString()}`,
     );
   });
 });
