@@ -3,12 +3,12 @@ import { a as readSavedPlan, i as findPlanProblems, n as checkPlanServer, o as r
 import { t as RunError } from "./run-error.mjs";
 import { E as InputError, n as newCommand, o as useColour } from "./common-program.mjs";
 import { t as checkMetricsFile } from "./metrics-file.mjs";
-import { B as isApplyComplete, D as loadManifestAndScope, E as manifestServer, Mt as refusingGuards, Q as throwSayingNothingChanged, Rt as hasChanges, Ut as fingerprintMembership, V as renderApplyReport, Vt as summarizePlan, Z as RefusedError, Zt as listMayShow, a as scopeOf, b as concurrencyOf, c as printPlan, d as warnGuards, g as createProgress, i as planSettingsOf, k as planManifest, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, tt as showsStored, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption, z as describeGuard } from "./common-service.mjs";
-import { B as formatSource, a as collect, ft as WRITABLE_FIELDS, gt as ofFamily, h as runInputs, n as addManifestOption, pt as familyKey, s as formatOption } from "./common-manifest.mjs";
+import { B as isApplyComplete, D as loadManifestAndScope, E as manifestServer, Gt as projectRecordKey, Mt as refusingGuards, Q as throwSayingNothingChanged, Qt as listMayShow, Rt as hasChanges, Ut as fingerprintMembership, V as renderApplyReport, Vt as summarizePlan, Z as RefusedError, a as scopeOf, b as concurrencyOf, c as printPlan, d as warnGuards, g as createProgress, i as planSettingsOf, k as planManifest, n as addScopeOptions, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, tt as showsStored, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption, z as describeGuard } from "./common-service.mjs";
+import { B as formatSource, a as collect, dt as familyKey, h as runInputs, mt as ofFamily, n as addManifestOption, s as formatOption, ut as WRITABLE_FIELDS } from "./common-manifest.mjs";
 import { c as lateWritesOf, i as fingerprintPlan, l as waitForKilledRunsCreates, n as ApplyJournal, o as createShown, s as isCreate, u as waitForLateWrites } from "./apply-with-journal.mjs";
-import { c as findJournalOfPlan, d as readJournal, g as markProblem, h as isRecordOfCreate, i as DEFAULT_JOURNAL_DIR, l as holdsNoRun, n as replayJournal, p as tornLineNote, r as showsPluginText, s as checkJournalServer, t as learnPluginTexts, y as showsChange } from "./replay-journal.mjs";
+import { _ as markProblem, a as DEFAULT_JOURNAL_DIR, b as showsChange, c as checkJournalServer, f as readJournal, g as isRecordOfCreate, i as showsPluginText, l as findJournalOfPlan, m as tornLineNote, n as learnPluginTexts, r as replayJournal, u as holdsNoRun } from "./replay-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
-import { i as refuseUnanswerable, r as confirmChanges, t as watchInterrupts } from "./interrupt.mjs";
+import { i as refuseUnanswerable, r as confirmChanges, t as withInterruptWatch } from "./interrupt.mjs";
 import { n as describeJournalNext, t as applyJournaled } from "./journal-run.mjs";
 import { dirname, resolve } from "node:path";
 import { rm } from "node:fs/promises";
@@ -100,24 +100,20 @@ function onlyTheRunChanged(touched, record) {
 		return [...touched.after.get(field) ?? [], touched.before?.[field] ?? null].some((value) => showsStored(field, value, record) || showsPluginText(touched, field, value, record));
 	});
 }
-/** Ids are unique across a project's families; on some servers one list shows another's records. */
-function projectKey(project, id) {
-	return `${project}\u0000${id}`;
-}
 function planResume(plan, replay, current) {
 	const runCreated = /* @__PURE__ */ new Set();
 	const touchedById = /* @__PURE__ */ new Map();
-	for (const touched of replay.records.values()) touchedById.set(projectKey(touched.project, touched.id), touched);
+	for (const touched of replay.records.values()) touchedById.set(projectRecordKey(touched.project, touched.id), touched);
 	const isLostCreate = (project, family, record) => replay.lostCreates.some((lost) => lost.project === project && listMayShow(family, lost.family) && isRecordOfCreate(lost, record));
 	const idsIn = /* @__PURE__ */ new Map();
 	for (const { project, family, records } of current.families) idsIn.set(familyKey(project, family), new Set(records.map((record) => record.id)));
 	const unwritten = current.families.map(({ project, family, records }) => {
 		const kept = [];
 		for (const record of records) {
-			const touched = touchedById.get(projectKey(project, record.id));
+			const touched = touchedById.get(projectRecordKey(project, record.id));
 			const lost = touched === void 0 && isLostCreate(project, family, record);
 			if (touched && touched.before === null || lost) {
-				runCreated.add(projectKey(project, record.id));
+				runCreated.add(projectRecordKey(project, record.id));
 				continue;
 			}
 			if (touched?.before && onlyTheRunChanged(touched, record)) kept.push({
@@ -154,11 +150,11 @@ function planResume(plan, replay, current) {
 				name: change.name,
 				plugin: change.fields.plugin?.to
 			};
-			return records.some((record) => isRecordOfCreate(create, record) && runCreated.has(projectKey(change.project, record.id)));
+			return records.some((record) => isRecordOfCreate(create, record) && runCreated.has(projectRecordKey(change.project, record.id)));
 		}
 		const record = records.find((candidate) => candidate.id === change.id);
 		if (change.action === "delete") return record === void 0;
-		return record !== void 0 && Object.keys(change.fields).every((field) => showsChange(change, field, record) || change.mark === void 0 && showsPluginText(touchedById.get(projectKey(change.project, record.id)), field, change.fields[field]?.to, record)) && markProblem(change, record) === void 0;
+		return record !== void 0 && Object.keys(change.fields).every((field) => showsChange(change, field, record) || change.mark === void 0 && showsPluginText(touchedById.get(projectRecordKey(change.project, record.id)), field, change.fields[field]?.to, record)) && markProblem(change, record) === void 0;
 	};
 	const changes = plan.changes.filter((change) => !isDone(change));
 	let done = plan.changes.length - changes.length;
@@ -531,13 +527,6 @@ Examples:
 			await client.close();
 		}
 	};
-	return command.action(async (flags, self) => {
-		const interrupts = watchInterrupts({ stderr: io.stderr });
-		try {
-			await runApply(flags, self, interrupts);
-		} finally {
-			interrupts.dispose();
-		}
-	});
+	return command.action((flags, self) => withInterruptWatch(io.stderr, (interrupts) => runApply(flags, self, interrupts)));
 };
 export { registerApplyCommand };

@@ -40,24 +40,20 @@ const registerDemoCommand = (io, setExit, runCli) => {
 		};
 		try {
 			io.stdout.write(`Emulator (profile ${flags.profile}) running at ${emulator.url} with example data.\n`);
-			const first = await step("1. What would change?", [
-				"plan",
+			const manifestArgs = [
 				"-f",
 				manifest,
 				...variableArgs
-			]);
+			];
+			const first = await step("1. What would change?", ["plan", ...manifestArgs]);
 			const applied = await step("2. Make it so.", [
 				"apply",
 				"--auto-approve",
-				"-f",
-				manifest,
-				...variableArgs
+				...manifestArgs
 			]);
 			const second = await step("3. Plan again: nothing left to do.", [
 				"plan",
-				"-f",
-				manifest,
-				...variableArgs,
+				...manifestArgs,
 				"--detailed-exitcode"
 			]);
 			if (first !== 0 || applied !== 0 || second !== 0) {

@@ -6,7 +6,7 @@ const hexOf = (char, upper) => {
 	const hex = char.charCodeAt(0).toString(16).padStart(2, "0");
 	return upper ? hex.toUpperCase() : hex;
 };
-const percent = (upper) => (char) => `%${hexOf(char, upper)}`;
+const percent = (char, upper) => `%${hexOf(char, upper)}`;
 const unicodeEscape = (char, upper) => `\\u00${hexOf(char, upper)}`;
 const jsonEscape = (char) => JSON.stringify(char).slice(1, -1);
 /**
@@ -16,10 +16,10 @@ const jsonEscape = (char) => JSON.stringify(char).slice(1, -1);
 const TEXT_SCHEMES = [
 	(char) => char,
 	(char) => encodeURIComponent(char),
-	(char) => char === encodeURIComponent(char) ? char : percent(false)(char),
-	(char) => /[A-Za-z0-9\-._~]/.test(char) ? char : percent(true)(char),
-	(char) => /[A-Za-z0-9\-._~]/.test(char) ? char : percent(false)(char),
-	(char) => /[A-Za-z0-9\-._*]/.test(char) ? char : percent(true)(char),
+	(char) => char === encodeURIComponent(char) ? char : percent(char, false),
+	(char) => /[A-Za-z0-9\-._~]/.test(char) ? char : percent(char, true),
+	(char) => /[A-Za-z0-9\-._~]/.test(char) ? char : percent(char, false),
+	(char) => /[A-Za-z0-9\-._*]/.test(char) ? char : percent(char, true),
 	jsonEscape,
 	(char) => char === "/" ? "\\/" : jsonEscape(char),
 	(char) => "<>&".includes(char) ? unicodeEscape(char, false) : jsonEscape(char),
@@ -29,7 +29,7 @@ const TEXT_SCHEMES = [
 const ENCODED_SCHEMES = [
 	(char) => char,
 	(char) => encodeURIComponent(char),
-	(char) => char === encodeURIComponent(char) ? char : percent(false)(char),
+	(char) => char === encodeURIComponent(char) ? char : percent(char, false),
 	(char) => char === "/" ? "\\/" : char
 ];
 function applyScheme(text, scheme) {
@@ -125,21 +125,16 @@ var SecretRegistry = class SecretRegistry {
 	}
 	/** The length of the shortest registered secret (0 when none): a short one matches ordinary text. */
 	get shortestSecretLength() {
-		let shortest = 0;
-		for (const secret of this.#secrets) if (shortest === 0 || secret.length < shortest) shortest = secret.length;
-		return shortest;
+		const lengths = [...this.#secrets].map((secret) => secret.length);
+		return lengths.length === 0 ? 0 : Math.min(...lengths);
 	}
 	/** The occurrences of secret forms in `text`, left to right, not overlapping, longest form first. */
 	matches(text) {
-		const pattern = this.#pattern;
-		if (pattern === void 0) return [];
-		const found = [];
-		pattern.lastIndex = 0;
-		for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) found.push({
+		if (this.#pattern === void 0) return [];
+		return Array.from(text.matchAll(this.#pattern), (match) => ({
 			start: match.index,
 			end: match.index + match[0].length
-		});
-		return found;
+		}));
 	}
 	/** Whether `text` holds a secret form anywhere (what redaction would replace). */
 	contains(text) {
@@ -199,11 +194,8 @@ var SecretRegistry = class SecretRegistry {
 const registriesByList = /* @__PURE__ */ new WeakMap();
 /** The registry of `secretList`, made once per list. */
 function registryOf(secretList) {
-	let registry = registriesByList.get(secretList);
-	if (registry === void 0) {
-		registry = SecretRegistry.of(secretList);
-		registriesByList.set(secretList, registry);
-	}
+	const registry = registriesByList.get(secretList) ?? SecretRegistry.of(secretList);
+	registriesByList.set(secretList, registry);
 	return registry;
 }
 /**
@@ -213,6 +205,10 @@ function registryOf(secretList) {
 * `undefined` members are kept as they are.
 */
 function redactDeep(value, registry) {
+	if (!registry.active) return {
+		value,
+		count: 0
+	};
 	let count = 0;
 	const visit = (item) => {
 		if (typeof item === "string") {
@@ -223,10 +219,6 @@ function redactDeep(value, registry) {
 		if (Array.isArray(item)) return item.map(visit);
 		if (typeof item === "object" && item !== null && !(item instanceof Date)) return Object.fromEntries(Object.entries(item).map(([key, member]) => [key, visit(member)]));
 		return item;
-	};
-	if (!registry.active) return {
-		value,
-		count: 0
 	};
 	return {
 		value: visit(value),
@@ -245,15 +237,8 @@ function locateSecrets(value, registry) {
 	const visit = (item, path) => {
 		if (typeof item === "string" || typeof item === "number") {
 			if (holdsSecret(String(item))) found.push(path);
-			return;
-		}
-		if (Array.isArray(item)) {
-			item.forEach((member, index) => {
-				visit(member, [...path, index]);
-			});
-			return;
-		}
-		if (typeof item === "object" && item !== null) for (const [key, member] of Object.entries(item)) {
+		} else if (Array.isArray(item)) for (const [index, member] of item.entries()) visit(member, [...path, index]);
+		else if (typeof item === "object" && item !== null) for (const [key, member] of Object.entries(item)) {
 			if (holdsSecret(key)) found.push([...path, key]);
 			visit(member, [...path, key]);
 		}
@@ -331,27 +316,23 @@ let releaseHeld;
 /** Set once the binary holds the signals (never in a run in-process, whose listeners must go). */
 let inBinary = false;
 let heldAfterCommand = false;
-/** Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing. */
-function holdEarlySignals(options = {}) {
+/**
+* Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing.
+* `argv`, the binary's arguments: a run of watch holds SIGHUP as well.
+*/
+function holdEarlySignals(argv) {
 	if (releaseHeld !== void 0) return;
 	inBinary = true;
-	const stderr = options.stderr ?? process.stderr;
-	const exit = options.exit ?? ((code) => process.exit(code));
-	const source = options.source ?? process;
-	const onSignal = (name) => {
-		stderr.write(describeStopBeforeChanges(name));
-		exit(SIGNAL_EXIT_CODES[name]);
-	};
-	releaseHeld = listenForStopSignals(source, onSignal);
-	if (options.argv !== void 0 && commandNamedBy(options.argv) === "watch") holdHangUps(source);
+	releaseHeld = listenForStopSignals((name) => {
+		process.stderr.write(describeStopBeforeChanges(name));
+		process.exit(SIGNAL_EXIT_CODES[name]);
+	});
+	if (withoutNoColor(argv)[0] === "watch") holdHangUps();
 }
-/**
-* The command a run of the binary names, read as runCli reads it: the first argument once the
-* program's --no-color (taken anywhere before `--`) is set aside.
-*/
-function commandNamedBy(argv) {
+/** `argv` without the program's --no-color, which runCli takes anywhere before `--`. */
+function withoutNoColor(argv) {
 	const end = argv.indexOf("--");
-	return argv.find((arg, index) => !(arg === "--no-color" && (end === -1 || index < end)));
+	return argv.filter((arg, index) => !(arg === "--no-color" && (end === -1 || index < end)));
 }
 let hangUpWaiting = false;
 let hangUpsTaken = false;
@@ -361,8 +342,8 @@ let hangUpsTaken = false;
 * the stop: none of those may end it. The hold stays until the process exits; before watch listens
 * itself, a SIGHUP is remembered for it (takeEarlyHangUp), after that the hold only keeps it alive.
 */
-function holdHangUps(source) {
-	source.on("SIGHUP", () => {
+function holdHangUps() {
+	process.on("SIGHUP", () => {
 		if (!hangUpsTaken) hangUpWaiting = true;
 	});
 }
@@ -376,31 +357,33 @@ function takeEarlyHangUp() {
 	hangUpWaiting = false;
 	return waiting;
 }
-/** Calls `onSignal` on SIGINT and SIGTERM from `source`; the function returned stops listening. */
-function listenForStopSignals(source, onSignal) {
+/** Calls `onSignal` on the process's SIGINT and SIGTERM; the function returned stops listening. */
+function listenForStopSignals(onSignal) {
 	const onInt = () => onSignal("SIGINT");
 	const onTerm = () => onSignal("SIGTERM");
-	source.on("SIGINT", onInt);
-	source.on("SIGTERM", onTerm);
+	process.on("SIGINT", onInt);
+	process.on("SIGTERM", onTerm);
 	return () => {
-		source.off("SIGINT", onInt);
-		source.off("SIGTERM", onTerm);
+		process.off("SIGINT", onInt);
+		process.off("SIGTERM", onTerm);
 	};
 }
 /**
-* The first SIGINT or SIGTERM aborts the signal returned (serve stops, logs --follow ends); both
-* listeners go with it, so that a second signal of either kind ends the process as usual.
+* Runs `run` with a signal that the first SIGINT or SIGTERM aborts (serve stops, logs --follow
+* ends); both listeners go with it, or at the end of `run`, so that a second signal of either kind
+* ends the process as usual.
 */
-function abortOnStopSignal() {
+async function untilStopSignal(run) {
 	const controller = new AbortController();
-	const dispose = listenForStopSignals(process, () => {
+	const dispose = listenForStopSignals(() => {
 		dispose();
 		controller.abort();
 	});
-	return {
-		signal: controller.signal,
-		dispose
-	};
+	try {
+		return await run(controller.signal);
+	} finally {
+		dispose();
+	}
 }
 /**
 * Stops holding the signals: called once a command's own listeners are installed, or as the
@@ -419,8 +402,8 @@ function releaseEarlySignals() {
 function holdAfterCommand() {
 	if (!inBinary || heldAfterCommand) return;
 	heldAfterCommand = true;
-	listenForStopSignals(process, () => void 0);
+	listenForStopSignals(() => void 0);
 }
 /** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */
 const COMMANDS_HANDLING_SIGNALS = /* @__PURE__ */ new Set(["apply", "rollback"]);
-export { registryOf as _, holdEarlySignals as a, takeEarlyHangUp as c, describeCode as d, describeError as f, redactDeep as g, locateSecrets as h, holdAfterCommand as i, PcsyncError as l, SecretRegistry as m, abortOnStopSignal as n, listenForStopSignals as o, REDACTED as p, describeStopBeforeChanges as r, releaseEarlySignals as s, COMMANDS_HANDLING_SIGNALS as t, SIGNAL_EXIT_CODES as u };
+export { redactDeep as _, listenForStopSignals as a, untilStopSignal as c, SIGNAL_EXIT_CODES as d, describeCode as f, locateSecrets as g, SecretRegistry as h, holdEarlySignals as i, withoutNoColor as l, REDACTED as m, describeStopBeforeChanges as n, releaseEarlySignals as o, describeError as p, holdAfterCommand as r, takeEarlyHangUp as s, COMMANDS_HANDLING_SIGNALS as t, PcsyncError as u, registryOf as v };

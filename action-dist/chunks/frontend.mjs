@@ -19,8 +19,8 @@ Examples:
 			action: "frontend modules"
 		}, async (client, { record, family }) => {
 			const source = await getFrontend(client, target.project, family, record.id);
-			if (io.stdout.isTTY === true || io.env.GITHUB_ACTIONS === "true") io.stdout.write(`${neutraliseLines(source).join("\n").replace(/\n$/, "")}\n`);
-			else io.stdout.write(source);
+			const safe = io.stdout.isTTY === true || io.env.GITHUB_ACTIONS === "true";
+			io.stdout.write(safe ? `${neutraliseLines(source).join("\n").replace(/\n$/, "")}\n` : source);
 		});
 	});
 };

@@ -2,8 +2,8 @@
 import { F as openForAppend, K as describeDevice, Z as RefusedError, q as resolveOutputTarget } from "./common-service.mjs";
 import { E as InputError } from "./common-program.mjs";
 import { join, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { link, open, readFile, readdir, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 // dist/src/files/regular-files.js

@@ -10,9 +10,6 @@ const DONE_VERB = {
 	delete: "deleted",
 	reorder: "reordered"
 };
-function where(outcome) {
-	return `in project ${outcome.project} ${outcome.family}`;
-}
 function record(outcome) {
 	const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
 	return outcome.id === null ? name : `${name} (id ${outcome.id})`;
@@ -23,7 +20,7 @@ function record(outcome) {
 */
 function describeOutcomeLine(outcome) {
 	if (outcome.notStarted === true) return void 0;
-	const subject = outcome.action === "reorder" ? `${plural(outcome.moves ?? 0, "record")} ${where(outcome)}` : `${record(outcome)} ${where(outcome)}`;
+	const subject = `${outcome.action === "reorder" ? plural(outcome.moves ?? 0, "record") : record(outcome)} in project ${outcome.project} ${outcome.family}`;
 	const reason = outcome.message === void 0 ? "" : `: ${outcome.message}`;
 	switch (outcome.status) {
 		case "done": return outcome.action === "reorder" ? `reordered ${subject}${outcome.message === void 0 ? "" : ` ${outcome.message.replace(/^\d+ reordered /, "")}`}` : `${DONE_VERB[outcome.action]} ${subject}${outcome.unchecked === true ? reason : ""}`;

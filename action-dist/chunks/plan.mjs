@@ -18,12 +18,11 @@ Examples:
 		const { format } = flags;
 		const scope = scopeOf(flags);
 		const { desired, whole } = await loadManifestAndScope(flags, scope, io);
-		const output = {
+		const inputs = runInputs(flags, { manifests: true });
+		if (flags.out) await resolveOutputTarget(flags.out, {
 			cwd: io.cwd,
-			inputs: runInputs(flags, { manifests: true }),
-			secrets: io.secrets
-		};
-		if (flags.out) await resolveOutputTarget(flags.out, output);
+			inputs
+		});
 		const client = await createClientFromFlags(flags, io, { fallback: manifestServer(desired) });
 		try {
 			const { plan } = await planManifest(client, desired, scope, planSettingsOf(flags, io), io);
@@ -44,10 +43,7 @@ Examples:
 				messages: protectedDeletes.map((guard) => describeGuard(guard)),
 				lead: "refusing the plan: it deletes protected records"
 			});
-			if (flags.out) {
-				const saved = await savePlan(plan, flags.out, output);
-				io.stderr.write(`${saved}\n`);
-			}
+			if (flags.out) await savePlan(plan, flags.out, io, inputs);
 			if (flags.detailedExitcode && hasChanges(plan)) setExit(2);
 		} finally {
 			await client.close();

@@ -3,7 +3,7 @@ import { i as Option, k as plural, n as newCommand, o as useColour } from "./com
 import { a as shellWord, t as RunError } from "./run-error.mjs";
 import { B as isApplyComplete, Rt as hasChanges, V as renderApplyReport, Z as RefusedError, b as concurrencyOf, c as printPlan, it as descriptionOwner, o as checkPlanPrintableAsJson, rt as describeStoredDescription, s as printApplyJson, t as appendStepSummary, u as savePlan, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption } from "./common-service.mjs";
 import { n as describeRecordAt, t as rollBackJournal } from "./rollback-journal.mjs";
-import { i as refuseUnanswerable, n as canAsk, r as confirmChanges, t as watchInterrupts } from "./interrupt.mjs";
+import { i as refuseUnanswerable, n as canAsk, r as confirmChanges, t as withInterruptWatch } from "./interrupt.mjs";
 import { t as applyJournaled } from "./journal-run.mjs";
 import { c as outOption, s as formatOption } from "./common-manifest.mjs";
 // dist/src/cli/commands/rollback.js
@@ -84,14 +84,7 @@ Examples:
 					const { plan } = shown;
 					if (format !== "json" && hasChanges(plan)) printPlan(plan, format, io, { followed: true });
 					else checkPlanPrintableAsJson(plan, io.secrets);
-					if (flags.out) {
-						const saved = await savePlan(plan, flags.out, {
-							cwd: io.cwd,
-							inputs: rollbackInputs(flags),
-							secrets: io.secrets
-						});
-						io.stderr.write(`${saved}\n`);
-					}
+					if (flags.out) await savePlan(plan, flags.out, io, rollbackInputs(flags));
 				},
 				approve: flags.autoApprove || stdin === void 0 || !canAsk(stdin) ? void 0 : ({ plan: { summary } }, client) => confirmChanges({
 					stdin,
@@ -138,7 +131,7 @@ Examples:
 				command: "rollback",
 				journal: end.journal?.path
 			});
-			await appendStepSummary(plan, io, isApplyComplete(report) && !report.interrupted ? "pcsync rollback" : "pcsync rollback (incomplete)", {
+			await appendStepSummary(plan, io, isApplyComplete(report) ? "pcsync rollback" : "pcsync rollback (incomplete)", {
 				report,
 				command: "rollback"
 			});
@@ -163,13 +156,6 @@ Examples:
 			await client?.close();
 		}
 	};
-	return command.action(async (flags) => {
-		const interrupts = watchInterrupts({ stderr: io.stderr });
-		try {
-			await runRollback(flags, interrupts);
-		} finally {
-			interrupts.dispose();
-		}
-	});
+	return command.action((flags) => withInterruptWatch(io.stderr, (interrupts) => runRollback(flags, interrupts)));
 };
 export { registerRollbackCommand };

@@ -3,7 +3,6 @@
 const PROFILE_NAMES = ["seed", "posthog-2024"];
 const PROFILES = {
 	seed: {
-		name: "seed",
 		/** "disjoint": a record belongs to the family it was created through; "overlapping": plugin_configs
 		* shows every config, pipeline_frontend_apps_configs those of frontend apps. */
 		families: "disjoint",
@@ -31,7 +30,6 @@ const PROFILES = {
 		retryAfterHeader: true
 	},
 	"posthog-2024": {
-		name: "posthog-2024",
 		families: "overlapping",
 		deleteMode: "disable",
 		deleteUnknownStatus: 500,

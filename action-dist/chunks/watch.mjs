@@ -5,7 +5,7 @@ import { i as LOG_FORMATS, r as parseListen, t as monotonicNow } from "./monoton
 import { t as checkMetricsFile } from "./metrics-file.mjs";
 import { n as WEBHOOK_DEFAULTS, r as WEBHOOK_FORMATS, t as createWebhookSender } from "./webhooks.mjs";
 import { E as manifestServer, S as createRuleOf, T as baseUrlGiven, a as scopeOf, i as planSettingsOf, n as addScopeOptions, v as addConnectionOptions, w as parseSecondsFlag, x as createClientFromFlags, y as addSettleTimeoutOption } from "./common-service.mjs";
-import { c as takeEarlyHangUp } from "./early-signals.mjs";
+import { s as takeEarlyHangUp } from "./early-signals.mjs";
 // dist/src/cli/commands/watch.js
 /** Shorter intervals would hammer the service; tests and demos use seconds. */
 const MIN_INTERVAL_MS = 100;
@@ -61,12 +61,10 @@ Examples:
 			cwd: io.cwd,
 			inputs: runInputs(flags, { manifests: true })
 		});
-		const listenGiven = self.getOptionValueSource("listen") === "cli";
-		const listen = flags.once && !listenGiven ? void 0 : parseFlag("--listen", flags.listen, "HOST:PORT, such as 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464", parseListen);
-		const webhookTimeoutMs = parseSecondsFlag(flags.webhookTimeout, "--webhook-timeout");
+		const listen = flags.once && self.getOptionValueSource("listen") !== "cli" ? void 0 : parseFlag("--listen", flags.listen, "HOST:PORT, such as 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464", parseListen);
 		const webhooks = await createWebhookSender(flags, io, {
 			format: flags.webhookFormat,
-			timeoutMs: webhookTimeoutMs,
+			timeoutMs: parseSecondsFlag(flags.webhookTimeout, "--webhook-timeout"),
 			withoutUrl: "--webhook-secret-file needs a --webhook URL to sign events for"
 		});
 		const { runWatch } = await import("./run-watch.mjs");
@@ -97,10 +95,9 @@ Examples:
 					printDiagnostics(loaded, io);
 					throw new InputError("manifest_invalid", { diagnostics: loaded.errors });
 				}
-				const fallback = manifestServer(loaded?.value);
 				return {
 					client: await createClientFromFlags(flags, io, {
-						fallback,
+						fallback: manifestServer(loaded?.value),
 						signal,
 						onAttempt: (method, status) => {
 							metrics.requests.inc({
