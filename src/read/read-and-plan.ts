@@ -4,6 +4,7 @@
 
 import {
   type ApiClient,
+  collectionPath,
   isApiError,
   listProjects,
   reachesProjectList,
@@ -203,7 +204,7 @@ export function isMissingList(error: unknown, ref: FamilyRef): error is ServiceE
   return (
     isApiError(error, 404) &&
     error.method === "GET" &&
-    error.path.endsWith(`/api/projects/${encodeURIComponent(ref.project)}/${ref.family}/`)
+    error.path.endsWith(collectionPath(ref.project, ref.family))
   );
 }
 

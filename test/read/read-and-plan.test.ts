@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
-import { loadManifests } from "../../src/manifest/index.js";
+import { loadManifestSources, loadManifests } from "../../src/manifest/index.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { type ReadProgressCounts, readAndPlanProjects } from "../../src/read/read-and-plan.js";
 import { listsToPlan, readCurrentState } from "../../src/read/read-current-state.js";
@@ -65,5 +65,29 @@ describe("readAndPlanProjects (projects planned as their lists arrive)", () => {
         `${a.project}/${a.family}`.localeCompare(`${b.project}/${b.family}`),
       );
     expect(byKey(result.current)).toEqual(byKey(current));
+  });
+});
+
+describe("a project list the service answers 404", () => {
+  it("is explained as the project the manifest names, also for @current (an @ the path keeps as it is)", async () => {
+    // The key's only project does not exist: @current names no project.
+    const emulator = await startEmulator({ keys: [{ key: KEY, scopes: null, projects: [99] }] });
+    const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY });
+    try {
+      const loaded = loadManifestSources([
+        {
+          file: "m.yaml",
+          text: 'version: 1\nprojects:\n  "@current":\n    plugin_configs:\n      configs: []\n',
+        },
+      ]);
+      if (!loaded.value) throw new Error(JSON.stringify(loaded.errors));
+      await expect(readAndPlanProjects(client, loaded.value, { concurrency: 1 })).rejects.toMatchObject({
+        code: "project_not_found",
+        message: expect.stringContaining("m.yaml:3"),
+      });
+    } finally {
+      await client.close();
+      await emulator.close();
+    }
   });
 });
