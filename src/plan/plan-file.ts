@@ -121,51 +121,33 @@ export async function readPlanFile(
 /** Parses and checks a plan document's text, as readPlanFile does; `fileName` names it in errors. */
 export function parsePlanFile(text: string, fileName: string, validate: ValidateFunction<Plan>): Plan {
   const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
+  const invalid = (problem: string) => new InputError("plan_file_invalid", { file: fileName, problem });
   refuseOtherKind(text, fileName, "plan");
   const parsed = parseJson(text);
-  if (parsed.problem !== undefined) {
-    throw new InputError("plan_file_invalid", {
-      file: fileName,
-      problem: `is not a pcsync plan: it is not valid JSON (${parsed.problem.message}). ${redo}`,
-    });
-  }
+  if (parsed.problem !== undefined)
+    throw invalid(`is not a pcsync plan: it is not valid JSON (${parsed.problem.message}). ${redo}`);
   const data = parsed.value;
-  if (!isObject(data) || data.format !== PLAN_FORMAT) {
-    throw new InputError("plan_file_invalid", {
-      file: fileName,
-      problem: `is not a pcsync plan: it has no "format": "${PLAN_FORMAT}". ${redo}`,
-    });
-  }
+  if (!isObject(data) || data.format !== PLAN_FORMAT)
+    throw invalid(`is not a pcsync plan: it has no "format": "${PLAN_FORMAT}". ${redo}`);
   if (data.version !== PLAN_VERSION) {
-    throw new InputError("plan_file_invalid", {
-      file: fileName,
-      problem: `is a version ${JSON.stringify(data.version)} plan${typeof data.version === "number" && data.version < PLAN_VERSION ? ", made by an older pcsync" : ""}; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
-    });
+    throw invalid(
+      `is a version ${JSON.stringify(data.version)} plan${typeof data.version === "number" && data.version < PLAN_VERSION ? ", made by an older pcsync" : ""}; this pcsync reads version ${PLAN_VERSION} plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`,
+    );
   }
   const checked = validateJson(data, validate, "the plan");
-  if (checked.problem !== undefined) {
-    throw new InputError("plan_file_invalid", {
-      file: fileName,
-      problem: `is not a valid pcsync plan: ${checked.problem.message}. ${redo}`,
-    });
-  }
+  if (checked.problem !== undefined)
+    throw invalid(`is not a valid pcsync plan: ${checked.problem.message}. ${redo}`);
   const plan = checked.value;
-  checkSummary(plan, fileName, redo);
-  restoreAbsentFrom(plan);
-  return plan;
-}
-
-/** A summary that disagrees with the changes means the file was edited or cut; apply must not guess. */
-function checkSummary(plan: Plan, fileName: string, redo: string): void {
+  // A summary that disagrees with the changes means the file was edited or cut; apply must not guess.
   const counted = summarizePlan(plan.changes, plan.reorders);
   for (const key of ["create", "update", "delete", "reorder"] as const) {
-    if (plan.summary[key] !== counted[key]) {
-      throw new InputError("plan_file_invalid", {
-        file: fileName,
-        problem: `is not a valid pcsync plan: summary.${key} is ${plan.summary[key]} but the plan holds ${counted[key]}. ${redo}`,
-      });
-    }
+    if (plan.summary[key] !== counted[key])
+      throw invalid(
+        `is not a valid pcsync plan: summary.${key} is ${plan.summary[key]} but the plan holds ${counted[key]}. ${redo}`,
+      );
   }
+  restoreAbsentFrom(plan);
+  return plan;
 }
 
 /** JSON drops `from: undefined`; put the key back so the result is the Plan that was saved. */
