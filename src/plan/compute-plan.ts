@@ -21,6 +21,7 @@ import {
   describeOwnerConflict,
   markForCreate,
   markForUpdate,
+  type OwnerConflict,
   type OwnerSettings,
   ownerOf,
   preferOwnRecord,
@@ -166,7 +167,8 @@ export function planProject(
     guards: [],
     errors: [],
   };
-  const owner = ownerSettings(options);
+  const owner: OwnerSettings | undefined =
+    options.owner === undefined ? undefined : { name: options.owner, takeover: options.takeover === true };
   const claims = claimRecords(input, part.errors, owner);
   for (const family of FAMILY_NAMES) {
     const desiredFamily = input.desired.get(family);
@@ -374,12 +376,6 @@ function lookAlikeNote(from: string | null, to: string): Pick<PlannedChange, "lo
   return { lookAlike: describeLookAlike(from, to) };
 }
 
-function ownerSettings(options: PlanOptions): OwnerSettings | undefined {
-  return options.owner === undefined
-    ? undefined
-    : { name: options.owner, takeover: options.takeover === true };
-}
-
 interface FamilyPlan {
   errors: PlanDiagnostic[];
   changes: PlannedChange[];
@@ -415,6 +411,10 @@ function planFamily(
   const placed: PlacedConfig[] = [];
   let ignored = 0;
   const claimedNames = new Map<object, string | null>();
+  const refuse = (conflict: OwnerConflict, owner: OwnerSettings, source: string) => {
+    const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
+    errors.push({ project, family, message, source, refused: true });
+  };
 
   for (const config of desiredFamily.configs) {
     const claim = claims.byConfig.get(config);
@@ -428,9 +428,7 @@ function planFamily(
       // Another owner's record is theirs to delete, as for any write: refused without --takeover.
       const heldBy = claim && owner ? ownerOf(claim.record) : null;
       if (claim && owner && heldBy !== null && heldBy !== owner.name && !owner.takeover) {
-        const conflict = { config, record: claim.record, owner: heldBy };
-        const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
-        errors.push({ project, family, message, source, refused: true });
+        refuse({ config, record: claim.record, owner: heldBy }, owner, source);
         continue;
       }
       if (claim)
@@ -469,10 +467,7 @@ function planFamily(
     const { description: _ignored, ...withoutDescription } = desired;
     const managed = isIgnored(desired, "description") ? withoutDescription : desired;
     const { mark, conflict } = markForUpdate(owner, { ...config, fields: managed }, record, fields);
-    if (conflict && owner) {
-      const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
-      errors.push({ project, family, message, source, refused: true });
-    }
+    if (conflict && owner) refuse(conflict, owner, source);
     if (Object.keys(fields).length > 0 || mark?.from !== undefined) {
       changes.push({
         action: "update",
