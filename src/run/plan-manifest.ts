@@ -114,27 +114,28 @@ export async function resolveSilently(
   desired: LoadedManifest,
 ): Promise<DesiredState | undefined> {
   if (desired.unresolved === undefined) return desired;
+  return (await resolveFromListing(client, desired)).value;
+}
+
+/** `projects: all` resolved from the API key's project listing (paged). */
+async function resolveFromListing(client: ApiClient, desired: LoadedManifest) {
   const listed = await listProjects(client);
   return resolveProjectSets(
     desired,
     listed.map((project) => String(project.id)),
-  ).value;
+  );
 }
 
 /**
- * Resolves `projects: all` from the API key's project listing (paged), only when a set says it;
- * problems that arise for a listed project are printed like manifest ones.
+ * Resolves `projects: all` from the listing, only when a set says it; problems that arise for a
+ * listed project are printed like manifest ones.
  */
 async function resolveAllProjects(
   client: ApiClient,
   desired: LoadedManifest,
   io: RunIo,
 ): Promise<DesiredState> {
-  const listed = await listProjects(client);
-  const result = resolveProjectSets(
-    desired,
-    listed.map((project) => String(project.id)),
-  );
+  const result = await resolveFromListing(client, desired);
   printDiagnostics({ ...result, value: undefined, files: [] }, io);
   if (result.value === undefined) throw new InputError("manifest_invalid", { diagnostics: result.errors });
   return result.value;
