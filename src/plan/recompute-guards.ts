@@ -53,13 +53,11 @@ export function recomputeGuards(
       plan.owner === undefined
         ? owned
         : owned.filter((record) => claimedHere.has(record.id) || ownerOf(record) === plan.owner);
-    for (const change of deletes) {
-      if (change.id !== null && others.has(change.id)) {
+    for (const change of deletes)
+      if (change.id !== null && others.has(change.id))
         reasons.push(
           `record ${change.id} in project ${project} is another family's record that the ${family} list also shows; a prune of ${family} never deletes it`,
         );
-      }
-    }
     const source = plan.families.find(ofFamily(project, family));
     const updates = changes.filter(countsAsUpdate);
     const findings = [

@@ -25,10 +25,7 @@ function rolloutKey(project: string): string {
 
 /** The projects a plan writes: those with a change or a reorder. */
 export function projectsWritten(plan: Pick<Plan, "changes" | "reorders">): Set<string> {
-  const projects = new Set<string>();
-  for (const change of plan.changes) projects.add(change.project);
-  for (const reorder of plan.reorders) projects.add(reorder.project);
-  return projects;
+  return new Set([...plan.changes, ...plan.reorders].map((item) => item.project));
 }
 
 /**

@@ -70,17 +70,14 @@ export function registerSecretWords(text: string, secrets: SecretRegistry): void
   for (const word of key.split(/\s+/)) if (word.length >= MIN_SECRET_LENGTH) secrets.register(word);
 }
 
+const READ_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: "does not exist; check the path given to --api-key-file",
+  EACCES: "cannot be read (permission denied)",
+  EPERM: "cannot be read (permission denied)",
+  EISDIR: "is a directory, not a file holding the key",
+};
+
 function describeReadFailure(error: unknown): string {
   const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
-  switch (code) {
-    case "ENOENT":
-      return "does not exist; check the path given to --api-key-file";
-    case "EACCES":
-    case "EPERM":
-      return "cannot be read (permission denied)";
-    case "EISDIR":
-      return "is a directory, not a file holding the key";
-    default:
-      return `cannot be read (${code || "unknown error"})`;
-  }
+  return READ_FAILURES[code] ?? `cannot be read (${code || "unknown error"})`;
 }

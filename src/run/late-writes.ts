@@ -194,9 +194,8 @@ export async function killedRunsCreates(
     ),
   );
   if (creates.size === 0) return undefined;
-  let found: (LateWrites & { path: string }) | undefined;
+  let found: LateWrites | undefined;
   for (const journal of await recentKilledRuns(client, cwd, options.directories ?? [], now)) {
-    const { path } = journal;
     // Only its creates this plan makes again: a late update of an ended run is the rollback's
     // concern, and an apply of the same manifest writes what it would.
     const late = lateWritesOf(journal, client, {
@@ -205,9 +204,10 @@ export async function killedRunsCreates(
       endLine: false,
       now,
     });
-    if (late !== undefined && (found === undefined || late.until > found.until)) found = { ...late, path };
+    if (late !== undefined && (found === undefined || late.until > found.until))
+      found = { until: late.until, why: `${journal.path}: ${late.why}` };
   }
-  return found === undefined ? undefined : { until: found.until, why: `${found.path}: ${found.why}` };
+  return found;
 }
 
 /**

@@ -68,8 +68,7 @@ export async function loadManifestAndScope(
 
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
 export function narrowDesiredState<T extends LoadedManifest>(desired: T, scope: PlanScope): T {
-  const projects = scope.project;
-  const families = scope.family;
+  const { project: projects, family: families } = scope;
   // With `projects: all` unresolved, a project may come from the listing: checked once it is read.
   const pending = desired.unresolved !== undefined;
   if (projects && !pending) {
