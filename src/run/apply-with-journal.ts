@@ -66,17 +66,15 @@ export async function applyWithJournal(
     options.resumed?.path ?? (given === false ? undefined : (given ?? defaultJournalPath(new Date())));
   // Read before this run's journal takes the path a killed run's journal may have (and its lock).
   const unansweredCreates = await unansweredCreatesBefore(client, plan, options, journalPath);
-  let lock = options.lock;
   let ownLock: JournalLock | undefined;
   // What the journal's path is, checked before its lock is made beside it (or, taken by the
   // caller already, before the journal's first line).
-  if (journalPath !== undefined && (lock === undefined || !options.resumed)) {
+  if (journalPath !== undefined && (options.lock === undefined || !options.resumed)) {
     await makeDefaultDirectory(journalPath, files.cwd);
     if (!options.resumed) await JournalFile.checkTarget(journalPath, { ...files, fresh: true });
   }
-  if (journalPath !== undefined && lock === undefined) {
+  if (journalPath !== undefined && options.lock === undefined) {
     ownLock = await JournalLock.acquire(journalPath, { cwd: files.cwd, command: options.start.command });
-    lock = ownLock;
     if (ownLock.takeOverNote !== undefined) options.onNote?.(ownLock.takeOverNote);
   }
   try {

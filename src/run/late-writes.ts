@@ -144,6 +144,7 @@ export function lateWritesOf(
 /**
  * Waits until `late.until` before the caller reads the state (what to roll back, what is left to
  * resume), saying so; a dry run only says so. Ended by the signal (Ctrl-C): nothing was changed.
+ * Whether the caller is to read the state again: there were late writes, and this is no dry run.
  */
 export async function waitForLateWrites(
   late: LateWrites | undefined,
@@ -155,12 +156,13 @@ export async function waitForLateWrites(
     onNote: (line: string) => void;
     signal: AbortSignal | undefined;
   },
-): Promise<void> {
-  const left = late === undefined ? 0 : late.until.getTime() - Date.now();
-  if (late === undefined || left <= 0) return;
+): Promise<boolean> {
+  if (late === undefined) return false;
+  const left = late.until.getTime() - Date.now();
+  if (left <= 0) return !options.dryRun;
   if (options.dryRun) {
     options.onNote(`note: ${late.why}: what this shows may change until then`);
-    return;
+    return false;
   }
   options.onNote(`note: ${late.why}: waiting ${formatSeconds(left)} before reading ${options.reading}`);
   try {
@@ -169,6 +171,7 @@ export async function waitForLateWrites(
     if (options.signal?.aborted) throw new RunError("apply_cancelled", { what: options.what });
     throw error;
   }
+  return true;
 }
 
 /**
@@ -273,9 +276,7 @@ export async function waitForKilledRunsCreates(
 ): Promise<boolean> {
   const { directories = [], ...wait } = options;
   const late = await killedRunsCreates(client, cwd, plan, { directories });
-  if (late === undefined) return false;
-  await waitForLateWrites(late, { ...wait, signal: client.signal });
-  return !wait.dryRun;
+  return await waitForLateWrites(late, { ...wait, signal: client.signal });
 }
 
 function createKey(project: string, family: string, name: string | null): string {

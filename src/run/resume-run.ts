@@ -129,16 +129,14 @@ async function resumeSavedPlan(
     which: (intent) => isCreate(intent) && !createShown(intent, current),
     endLine: false,
   });
-  if (late !== undefined) {
-    await waitForLateWrites(late, {
-      what: "Apply",
-      reading: "what is left of the plan",
-      dryRun: false,
-      onNote,
-      signal: client.signal,
-    });
-    current = await readStateForPlan(saved, client, input.reread);
-  }
+  const readAgain = await waitForLateWrites(late, {
+    what: "Apply",
+    reading: "what is left of the plan",
+    dryRun: false,
+    onNote,
+    signal: client.signal,
+  });
+  if (readAgain) current = await readStateForPlan(saved, client, input.reread);
   const replay = replayJournal(journal);
   // A write of an empty name or description shows as the plugin's own text on some servers: what
   // the run left is recognised only with those texts (a write whose answer was lost has none).

@@ -159,16 +159,14 @@ export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps
     const late = lateWritesOf(journal, client, {
       which: (intent) => !createShown(intent, shown.current) && !createShown(intent, shown.retrievedState),
     });
-    if (late !== undefined) {
-      await waitForLateWrites(late, {
-        what: "Rollback",
-        reading: "what to roll back",
-        dryRun: input.dryRun === true,
-        onNote: steps.onNote,
-        signal: client.signal,
-      });
-      if (!input.dryRun) shown = await readAndPlanRollback(client, journal, input);
-    }
+    const readAgain = await waitForLateWrites(late, {
+      what: "Rollback",
+      reading: "what to roll back",
+      dryRun: input.dryRun === true,
+      onNote: steps.onNote,
+      signal: client.signal,
+    });
+    if (readAgain) shown = await readAndPlanRollback(client, journal, input);
     for (const line of shown.notes) steps.onNote(`note: ${line}`);
     const clashes = findNameClashes(shown.plan, shown.current, shown.retrievedState);
     if (clashes.length > 0 || (shown.conflicts.length > 0 && !input.force))
