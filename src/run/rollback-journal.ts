@@ -4,7 +4,6 @@
 
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
-import { type FamilyRef, familyKey } from "../families.js";
 import { familiesListing, listsToRead } from "../family-lists.js";
 import { isInputError } from "../input-error.js";
 import type { JournalStart } from "../journal/apply-journal.js";
@@ -98,8 +97,8 @@ async function readAndPlanRollback(
   input: RollbackInput,
 ): Promise<RollbackState> {
   const replay = replayJournal(journal);
-  const families = new Map<string, FamilyRef>();
-  for (const { project, family } of [
+  // Each list once (listsToRead): the families the run touched, and their lists.
+  const needs = [
     ...journal.header.families,
     ...replay.records.values(),
     ...replay.lostCreates,
@@ -107,13 +106,8 @@ async function readAndPlanRollback(
     ...replay.lostCreates.flatMap(({ project, family }) =>
       familiesListing(family).map((listing) => ({ project, family: listing })),
     ),
-  ])
-    families.set(familyKey(project, family), { project, family });
-  const current = await readCurrentState(
-    client,
-    listsToRead([...families.values()].map((ref) => ({ ...ref, wholeFamily: true }))),
-    { concurrency: input.concurrency },
-  );
+  ].map(({ project, family }) => ({ project, family, wholeFamily: true }));
+  const current = await readCurrentState(client, listsToRead(needs), { concurrency: input.concurrency });
   // A record no list shows (a deleted one) is read alone: does the service still have the row?
   const retrievedState: CurrentState = { families: [] };
   await mapConcurrent(
