@@ -97,8 +97,7 @@ export async function connect(
   options: ConnectOptions = {},
 ): Promise<ApiClient> {
   const { baseUrl, source } = resolveBaseUrl(settings, io, options.fallback);
-  const keyFile = settings.apiKeyFile;
-  const apiKey = await resolveApiKey({ env: io.env, cwd: io.cwd, keyFile }, io.secrets);
+  const apiKey = await resolveApiKey({ env: io.env, cwd: io.cwd, keyFile: settings.apiKeyFile }, io.secrets);
   const client = new ApiClient({
     ...settings.client(),
     baseUrl,

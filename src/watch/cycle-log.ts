@@ -100,15 +100,7 @@ function driftOf(report: CycleReport) {
 }
 
 /** `~ "GeoIP" (id 1)`: a drifted record, its name as the service or the manifest gives it, made safe. */
-function describeDrifted({
-  action,
-  name,
-  id,
-}: {
-  action: PlannedChange["action"];
-  name: string | null;
-  id: number | null;
-}) {
+function describeDrifted({ action, name, id }: Pick<PlannedChange, "action" | "name" | "id">) {
   return `${MARKERS[action]} ${name === null ? "(unnamed)" : quoteServerText(name)}${id === null ? "" : ` (id ${id})`}`;
 }
 
