@@ -58,7 +58,6 @@ export function recomputeGuards(
         reasons.push(
           `record ${change.id} in project ${project} is another family's record that the ${family} list also shows; a prune of ${family} never deletes it`,
         );
-    const source = plan.families.find(ofFamily(project, family));
     const updates = changes.filter(countsAsUpdate);
     const findings = [
       findGuard(
@@ -68,7 +67,7 @@ export function recomputeGuards(
           owned: ownedForPrune(ownersOwn, changes),
           creates: changes.filter((change) => change.action === "create").length,
           deletes: pruned.length,
-          source: pruned[0]?.source ?? source?.family ?? family,
+          source: pruned[0]?.source ?? family,
           ...(plan.owner === undefined ? {} : { owner: plan.owner }),
         },
         options.maxDeletePercent,
@@ -79,7 +78,7 @@ export function recomputeGuards(
           family,
           owned: ownedForUpdates(owned, changes),
           updates: updates.length,
-          source: source?.family ?? updates[0]?.source ?? family,
+          source: updates[0]?.source ?? family,
         },
         options.maxUpdatePercent,
       ),

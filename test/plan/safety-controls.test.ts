@@ -265,6 +265,11 @@ describe("the update guard", () => {
     );
     expect(again.guards.map((guard) => guard.rule)).toEqual(["max_update_percent"]);
     expect(words(again.guards[0])).toContain("would update 5 of 14 records");
+    // Said at the manifest's place, as the planner says it: a saved plan knows its changes' places.
+    expect(again.guards[0]?.source).toEqual(
+      plan.changes.find((change) => change.action === "update")?.source,
+    );
+    expect(words(again.guards[0])).not.toContain(`(${PC})`);
   });
 
   it("allows exactly the share, refuses one more, and leaves families under 10 records alone", () => {
