@@ -154,6 +154,13 @@ export async function createConfigDetailed(
     const giveUpAt = client.now();
     settleDeadline ??= giveUpAt + settleTimeoutMs;
     const notMade = (why: string) => settledAs(client, failure, why);
+    // A re-read that was to decide failed: the outcome stays unknown (an error of another kind as it is).
+    const rereadFailed = (error: unknown, what: string) => {
+      if (isRequestError(error, "request_aborted") || client.signal?.aborted)
+        return unknown(failure, "the run was interrupted before re-reading the family could settle it");
+      if (!(error instanceof PcsyncError)) return error;
+      return unknown(failure, `${what} (${error.message}); it was not sent again`);
+    };
     const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : undefined;
 
     if (kind === "rejected" || (kind === "refused" && !(facts.kind === "status" && facts.status === 503))) {
@@ -183,13 +190,7 @@ export async function createConfigDetailed(
         const { records } = await client.ahead(() => reader.read(giveUpAt));
         found = findCreatedRecord(records, body, knownIds);
       } catch (error) {
-        if (isRequestError(error, "request_aborted") || client.signal?.aborted)
-          throw unknown(failure, "the run was interrupted before re-reading the family could settle it");
-        if (!(error instanceof PcsyncError)) throw error;
-        throw unknown(
-          failure,
-          `${answer}, and re-reading the family to check failed (${error.message}); it was not sent again`,
-        );
+        throw rereadFailed(error, `${answer}, and re-reading the family to check failed`);
       }
       if (found === undefined && kind === "unreadable")
         throw unknown(
@@ -201,13 +202,7 @@ export async function createConfigDetailed(
       try {
         found = await foundElsewhere(client, options.elsewhere, body, giveUpAt);
       } catch (error) {
-        if (isRequestError(error, "request_aborted") || client.signal?.aborted)
-          throw unknown(failure, "the run was interrupted before re-reading the family could settle it");
-        if (!(error instanceof PcsyncError)) throw error;
-        throw unknown(
-          failure,
-          `re-reading the list that also shows this family's records failed (${error.message}); it was not sent again`,
-        );
+        throw rereadFailed(error, "re-reading the list that also shows this family's records failed");
       }
     }
     if (found !== undefined) {
