@@ -183,13 +183,7 @@ export class JournalLock {
       if (created) return new JournalLock(path, journal, holder, tookOver);
       const found = await readHolder(path);
       if (found === "gone") continue;
-      if (found === "young")
-        throw new RefusedError("journal_held", {
-          journal,
-          lock: path,
-          holder: undefined,
-          held: options.held,
-        });
+      if (found === "young") throw heldBy(journal, path, undefined, options.held);
       if (found === "unreadable") {
         await removeIfUnchanged(path, undefined);
         continue;
@@ -199,7 +193,7 @@ export class JournalLock {
       tookOver = found;
       await removeIfUnchanged(path, found.token);
     }
-    throw new RefusedError("journal_held", { journal, lock: path, holder: undefined, held: options.held });
+    throw heldBy(journal, path, undefined, options.held);
   }
 
   /**
@@ -209,8 +203,7 @@ export class JournalLock {
   static async refuseIfHeld(journal: string, options: { cwd: string; held?: LockSubject }): Promise<void> {
     const path = resolve(options.cwd, lockPathOf(journal));
     const found = await readHolder(path);
-    if (found === "young")
-      throw new RefusedError("journal_held", { journal, lock: path, holder: undefined, held: options.held });
+    if (found === "young") throw heldBy(journal, path, undefined, options.held);
     if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found, options.held);
   }
 
@@ -296,15 +289,15 @@ function ageMs(path: string): Promise<number> {
   );
 }
 
-/** The refusal of a lock another live run holds. */
-function heldBy(journal: string, lock: string, holder: LockHolder, held?: LockSubject): RefusedError {
-  return new RefusedError("journal_held", {
-    journal,
-    lock,
-    holder,
-    otherHost: holder.host !== hostname(),
-    held,
-  });
+/** The refusal of a lock another live run holds (undefined: one being written, or taken in turn by others). */
+function heldBy(
+  journal: string,
+  lock: string,
+  holder: LockHolder | undefined,
+  held: LockSubject | undefined,
+): RefusedError {
+  const otherHost = holder === undefined ? {} : { otherHost: holder.host !== hostname() };
+  return new RefusedError("journal_held", { journal, lock, holder, ...otherHost, held });
 }
 
 async function readHolder(path: string): Promise<LockHolder | "gone" | "unreadable" | "young"> {
@@ -323,9 +316,9 @@ async function readHolder(path: string): Promise<LockHolder | "gone" | "unreadab
 
 /**
  * Removes a stale lock, unless another run replaced it since it was judged: the removal goes
- * through a breaker file taken with O_EXCL, and the lock is read again under it. True if removed.
+ * through a breaker file taken with O_EXCL, and the lock is read again under it.
  */
-async function removeIfUnchanged(path: string, token: string | undefined): Promise<boolean> {
+async function removeIfUnchanged(path: string, token: string | undefined): Promise<void> {
   const breaker = `${path}.break`;
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -335,15 +328,13 @@ async function removeIfUnchanged(path: string, token: string | undefined): Promi
     // Another run is removing it; a breaker left by a kill goes once it is old.
     if ((await ageMs(breaker)) > UNREADABLE_STALE_MS) await unlink(breaker).catch(() => undefined);
     await new Promise((done) => setTimeout(done, 50));
-    return false;
+    return;
   }
   try {
     await handle.close();
     const now = await readHolder(path);
     const same = token === undefined ? now === "unreadable" : typeof now === "object" && now.token === token;
-    if (!same) return false;
-    await unlink(path).catch(() => undefined);
-    return true;
+    if (same) await unlink(path).catch(() => undefined);
   } finally {
     await unlink(breaker).catch(() => undefined);
   }
