@@ -371,18 +371,14 @@ async function yieldToRival(
   const winner = readMark(rival.description).owner;
   const story = `owner "${winner}" created it at the same time (id ${rival.id}, the lower id, which stays theirs)`;
   const failure = await deleteCopies(client, input, mine);
-  if (failure !== undefined)
-    return {
-      ...outcome,
-      status: "failed",
-      message: `${story}, but deleting this run's copy (id ${failure.id}) failed: ${describeError(failure.error)}; delete it, or run apply again`,
-      ownerLost: { winner },
-    };
   return {
     ...outcome,
-    id: rival.id,
+    ...(failure === undefined ? { id: rival.id } : {}),
     status: "failed",
-    message: `${story}; this run's copy (id ${mine.join(", ")}) was deleted`,
+    message:
+      failure === undefined
+        ? `${story}; this run's copy (id ${mine.join(", ")}) was deleted`
+        : `${story}, but deleting this run's copy (id ${failure.id}) failed: ${describeError(failure.error)}; delete it, or run apply again`,
     ownerLost: { winner },
   };
 }

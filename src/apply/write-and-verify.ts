@@ -80,9 +80,8 @@ export async function applyCreate(
       );
       if (shown !== undefined) problem = writeProblem(change, shown);
     }
-    if (problem !== undefined)
-      return { outcome: outcomeOf({ ...change, id: record.id }, "failed", problem), certainty };
-    return { outcome: outcomeOf({ ...change, id: record.id }, "done"), certainty };
+    const status = problem === undefined ? "done" : "failed";
+    return { outcome: outcomeOf({ ...change, id: record.id }, status, problem), certainty };
   } catch (error) {
     if (isServiceError(error, "create_outcome_unknown")) {
       return {
@@ -139,14 +138,8 @@ export async function applyDelete(writer: RecordWriter, change: PlannedChange): 
       { deleted: true },
       change.name,
     );
-    if (record.deleted !== true) {
-      return outcomeOf(
-        change,
-        "failed",
-        "the server answered the delete but the record is not marked deleted",
-      );
-    }
-    return outcomeOf(change, "done");
+    if (record.deleted === true) return outcomeOf(change, "done");
+    return outcomeOf(change, "failed", "the server answered the delete but the record is not marked deleted");
   } catch (error) {
     if (isApiError(error, 404)) return outcomeOf(change, "done", "already gone");
     return outcomeOfError(change, error);
