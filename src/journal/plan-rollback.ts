@@ -10,6 +10,7 @@ import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { familiesListing, idsOfOtherFamiliesIn } from "../family-lists.js";
 import { mayShowFilled, showsEmptyText } from "../filled-defaults.js";
+import { groupBy } from "../group-by.js";
 import { readMark } from "../owner-mark.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { assemblePlan } from "../plan/compute-plan.js";
@@ -293,22 +294,15 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     );
   }
 
-  const families: FamilyReport[] = [];
-  const seen = new Set<string>();
-  for (const change of changes) {
-    const key = familyKey(change.project, change.family);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const records = current.families.find(ofFamily(change.project, change.family))?.records ?? [];
-    families.push({
-      project: change.project,
-      family: change.family,
-      prune: false,
-      recordCount: records.length,
-      membership: fingerprintMembership(records),
-      unmanaged: [],
-    });
-  }
+  // One report per family the changes touch, in the order first met.
+  const touchedFamilies = new Map(
+    changes.map((change) => [familyKey(change.project, change.family), change]),
+  );
+  const families = [...touchedFamilies.values()].map(({ project, family }): FamilyReport => {
+    const records = current.families.find(ofFamily(project, family))?.records ?? [];
+    const membership = fingerprintMembership(records);
+    return { project, family, prune: false, recordCount: records.length, membership, unmanaged: [] };
+  });
   const { plan } = assemblePlan([
     { project: "", changes, reorders: [], families, fingerprints, guards: [], errors: [] },
   ]);
@@ -385,13 +379,11 @@ export function findNameClashes(
   }
   const clashes: string[] = [];
   for (const { project, family, records } of families.values()) {
-    const byName = new Map<string, FinalRecord[]>();
-    for (const record of records.values()) {
-      // The identity the planner gives a record's name; null names are nobody's name.
-      if (record.name === null) continue;
-      const identity = lookAlikeKey(record.name);
-      byName.set(identity, [...(byName.get(identity) ?? []), record]);
-    }
+    // By the identity the planner gives a record's name; null names are nobody's name.
+    const named = [...records.values()].filter(
+      (record): record is FinalRecord & { name: string } => record.name !== null,
+    );
+    const byName = groupBy(named, (record) => lookAlikeKey(record.name));
     for (const group of byName.values()) {
       if (group.length < 2) continue;
       for (const mine of group.filter((record) => record.byRollback)) {
