@@ -105,15 +105,9 @@ export async function applyUpdate(writer: RecordWriter, change: PlannedChange): 
     const refused = await checkBeforeClaim(writer.client, change);
     if (refused !== undefined) return refused;
   }
+  const { project, family, id, name } = change;
   try {
-    const record = await writer.update(
-      "update",
-      change.project,
-      change.family,
-      change.id,
-      bodyOf(change),
-      change.name,
-    );
+    const record = await writer.update("update", project, family, id, bodyOf(change), name);
     const problem = writeProblem(change, record);
     if (problem !== undefined) return outcomeOf(change, "failed", problem);
     if (claim) return await confirmClaim(writer.client, change, performance.now() - started);
@@ -129,15 +123,9 @@ export async function applyUpdate(writer: RecordWriter, change: PlannedChange): 
  */
 export async function applyDelete(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
+  const { project, family, id, name } = change;
   try {
-    const record = await writer.update(
-      "delete",
-      change.project,
-      change.family,
-      change.id,
-      { deleted: true },
-      change.name,
-    );
+    const record = await writer.update("delete", project, family, id, { deleted: true }, name);
     if (record.deleted === true) return outcomeOf(change, "done");
     return outcomeOf(change, "failed", "the server answered the delete but the record is not marked deleted");
   } catch (error) {
