@@ -143,11 +143,7 @@ export class ApplyJournal implements WriteJournal {
     const seq = ++this.#seq;
     const { project, family } = intent;
     const ids = sentTo(intent).map(([id]) => id);
-    const before: RecordImage[] = [];
-    for (const id of ids) {
-      const image = this.#images.get(projectRecordKey(project, id));
-      if (image) before.push(image);
-    }
+    const before = ids.flatMap((id) => this.#images.get(projectRecordKey(project, id)) ?? []);
     const entry: JournalEntry = { type: "intent", seq, ...intent, before };
     if (locateSecrets(entry, this.secrets).length > 0)
       throw new InputError("journal_would_hold_key", { intent: intent });

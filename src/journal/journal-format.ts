@@ -266,8 +266,7 @@ export function parseJournal(text: string, path: string): Journal {
   if (lines.length === 0) throw invalid(1, "the journal is empty (no header line)");
   const parsed: (Record<string, unknown> | undefined)[] = lines.map((line) => {
     try {
-      const value: unknown = JSON.parse(line);
-      return asRecord(value);
+      return asRecord(JSON.parse(line));
     } catch {
       return undefined;
     }
@@ -332,8 +331,8 @@ export function parseJournal(text: string, path: string): Journal {
     } else {
       journal.ended = true;
       settlePending(dateOf(entry.at), true);
-      const until = entry.mayLandUntil === undefined ? Number.NaN : Date.parse(entry.mayLandUntil);
-      if (Number.isFinite(until)) journal.mayLandUntil = new Date(until);
+      const until = entry.mayLandUntil === undefined ? undefined : dateOf(entry.mayLandUntil);
+      if (until !== undefined) journal.mayLandUntil = until;
     }
   }
   if (header === undefined) throw invalid(1, "no header line");

@@ -136,11 +136,6 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     done += reorder.moves.length - moves.length;
     return moves.length === 0 ? [] : [{ ...reorder, moves }];
   });
-  const remaining: Plan = {
-    ...plan,
-    summary: summarizePlan(changes, reorders),
-    changes,
-    reorders,
-  };
+  const remaining: Plan = { ...plan, summary: summarizePlan(changes, reorders), changes, reorders };
   return { reasons, remaining, done };
 }
