@@ -4,7 +4,6 @@
 // have an unknown outcome. Once the signal aborts, no new write starts.
 
 import type { ApiClient } from "../api/index.js";
-import { appendAll } from "../append-all.js";
 import { type FamilyName, familyKey, ofFamily } from "../families.js";
 import { familiesListing } from "../family-lists.js";
 import { groupBy } from "../group-by.js";
@@ -133,7 +132,6 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
 
   const writes = work.changes.filter((change) => change.action !== "delete");
   const deletes = work.changes.filter((change) => change.action === "delete");
-  const outcomes: ApplyOutcome[] = [];
   const elsewhere = writes.some((change) => change.action === "create")
     ? await listsShowingFamily(client, project, family, current)
     : undefined;
@@ -163,7 +161,6 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
     reader,
     signal,
   });
-  appendAll(outcomes, writeOutcomes);
 
   const deleteOutcomes = await Promise.all(
     deletes.map(async (change) => {
@@ -172,7 +169,7 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
       return outcome;
     }),
   );
-  appendAll(outcomes, deleteOutcomes);
+  const outcomes = [...writeOutcomes, ...deleteOutcomes];
 
   if (work.reorder && reorderBase) {
     const unfinishedCreates = writeOutcomes.filter(
@@ -180,28 +177,25 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
         outcome.action === "create" && (outcome.status === "failed" || outcome.status === "unknown"),
     );
     const unknownCreates = unfinishedCreates.filter((outcome) => outcome.status === "unknown").length;
-    if (signal?.aborted) {
-      outcomes.push({ ...reorderBase, ...REORDER_NOT_STARTED });
-    } else if (unfinishedCreates.length > 0) {
-      const what =
-        unknownCreates === 0
-          ? "failed"
-          : unknownCreates === unfinishedCreates.length
-            ? "have an unknown outcome"
-            : "failed or have an unknown outcome";
-      outcomes.push({
-        ...reorderBase,
-        status: "skipped",
-        message: `${plural(unfinishedCreates.length, "create")} in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
-      });
-    } else {
-      outcomes.push({
-        ...reorderBase,
-        ...(await applyReorder(writer, work.reorder, plan, current, run.rearrange)),
-      });
-    }
-    const reordered = outcomes.at(-1);
-    if (reordered !== undefined) progress(reordered);
+    const what =
+      unknownCreates === 0
+        ? "failed"
+        : unknownCreates === unfinishedCreates.length
+          ? "have an unknown outcome"
+          : "failed or have an unknown outcome";
+    const reordered: ApplyOutcome = {
+      ...reorderBase,
+      ...(signal?.aborted
+        ? REORDER_NOT_STARTED
+        : unfinishedCreates.length > 0
+          ? {
+              status: "skipped" as const,
+              message: `${plural(unfinishedCreates.length, "create")} in this family ${what}, so the final order cannot be reached; run apply again once they succeed`,
+            }
+          : await applyReorder(writer, work.reorder, plan, current, run.rearrange)),
+    };
+    outcomes.push(reordered);
+    progress(reordered);
   }
   return outcomes;
 }
