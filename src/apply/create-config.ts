@@ -135,7 +135,9 @@ export async function createConfigDetailed(
     try {
       // A resend goes ahead of the others: the first POST showed this create is behind.
       const record = posts === 1 ? await post() : await client.ahead(post);
-      return { record, posts, uncertain: failures.some(mayHaveMade), adopted: false, failures };
+      // Any failure but a rejection may have made the record: a late copy of it is looked for.
+      const uncertain = failures.some((failed) => failed !== "rejected");
+      return { record, posts, uncertain, adopted: false, failures };
     } catch (error) {
       if (isRequestError(error, "request_aborted")) {
         if (posts === 1) throw error;
@@ -267,11 +269,6 @@ function settledAs(client: ApiClient, failure: ServiceError, settled: string): S
   return new ServiceError(failure.code, request, facts as ServiceFacts<RequestErrorCode>);
 }
 
-/** Kinds of failure after which the POST may have made the record, so a late copy is looked for. */
-function mayHaveMade(kind: AttemptProof): boolean {
-  return kind !== "rejected";
-}
-
 type SettleResult =
   | { kind: "found"; record: PluginConfigRecord }
   | { kind: "absent" }
@@ -334,16 +331,13 @@ async function settle(
  * way that started late enough is joined instead of sending another.
  */
 export class FamilyReader {
-  readonly #client: ApiClient;
-  readonly #projectId: string;
-  readonly #family: FamilyName;
   readonly #pending: Array<{ startedAt: number; result: Promise<FamilyListing> }> = [];
 
-  constructor(client: ApiClient, projectId: string, family: FamilyName) {
-    this.#client = client;
-    this.#projectId = projectId;
-    this.#family = family;
-  }
+  constructor(
+    private readonly client: ApiClient,
+    private readonly projectId: string,
+    private readonly family: FamilyName,
+  ) {}
 
   /** The family as listed by a read that started at or after `notBefore` (the client's clock). */
   read(notBefore: number): Promise<FamilyListing> {
@@ -351,8 +345,8 @@ export class FamilyReader {
       const pending = this.#pending[index];
       if (pending && pending.startedAt >= notBefore) return pending.result;
     }
-    const startedAt = this.#client.now();
-    const result = listAllConfigs(this.#client, this.#projectId, this.#family).then((records) => ({
+    const startedAt = this.client.now();
+    const result = listAllConfigs(this.client, this.projectId, this.family).then((records) => ({
       startedAt,
       records,
     }));
