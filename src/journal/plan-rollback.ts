@@ -79,12 +79,7 @@ function holdsBefore(field: WritableField, value: FieldValue, record: PluginConf
 }
 
 /** A record with where it is: "record 7 (\"x\") in project 1 plugin_configs" (src/cli/target-options.ts has the short form). */
-export function describeRecordAt(item: {
-  project: string;
-  family: string;
-  id: number;
-  name: string | null;
-}): string {
+export function describeRecordAt(item: Pick<RollbackConflict, "project" | "family" | "id" | "name">): string {
   return `record ${item.id}${item.name === null ? "" : ` ("${item.name}")`} in project ${item.project} ${item.family}`;
 }
 
@@ -324,14 +319,14 @@ export function findNameClashes(
   current: CurrentState,
   retrieved: CurrentState,
 ): string[] {
-  const families = new Map<string, { project: string; family: string; records: Map<string, FinalRecord> }>();
-  const familyOf = (project: string, family: string) => {
+  const families = new Map<
+    string,
+    { project: string; family: FamilyName; records: Map<string, FinalRecord> }
+  >();
+  const familyOf = (project: string, family: FamilyName) => {
     const key = familyKey(project, family);
-    let entry = families.get(key);
-    if (entry === undefined) {
-      entry = { project, family, records: new Map() };
-      families.set(key, entry);
-    }
+    const entry = families.get(key) ?? { project, family, records: new Map<string, FinalRecord>() };
+    families.set(key, entry);
     return entry;
   };
   const known = new Map<string, { name: string | null }>();
