@@ -138,11 +138,10 @@ export function findPlanProblems(plan: Plan, current: CurrentState): string[] {
 
 /** A saved plan made against another server than the one given. */
 export function checkPlanServer(plan: Plan, path: string, client: ApiClient): void {
-  if (plan.server !== client.base.display) {
+  if (plan.server !== client.base.display)
     throw new RefusedError("plan_server_mismatch", {
       file: path,
       planServer: plan.server ?? "no server it names",
       server: client.base.display,
     });
-  }
 }

@@ -431,8 +431,9 @@ async function keepSurvivor(
   const deleted = words.deleted === "" ? "" : `; ${words.deleted}`;
   const differing = mismatchedFields(change, survivor);
   if (differing.length > 0) {
-    const body: Record<string, FieldValue> = {};
-    for (const field of differing) body[field] = change.fields[field]?.to ?? null;
+    const body: Record<string, FieldValue> = Object.fromEntries(
+      differing.map((field) => [field, change.fields[field]?.to ?? null]),
+    );
     // The description a create sets is sent with its owner mark, as the create sent it.
     const text = body.description;
     if (typeof text === "string" || text === null) body.description = markDescription(change, text);

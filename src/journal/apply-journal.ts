@@ -187,10 +187,9 @@ export class ApplyJournal implements WriteJournal {
   ): Promise<void> {
     if (report !== undefined) {
       const { done, failed, skipped, unknown, interrupted, mayLandUntil } = report;
-      const at = new Date().toISOString();
       this.#append({
         type: "end",
-        at,
+        at: new Date().toISOString(),
         summary: { done, failed, skipped, unknown },
         interrupted,
         ...(mayLandUntil === undefined ? {} : { mayLandUntil: mayLandUntil.toISOString() }),
