@@ -210,11 +210,9 @@ async function listsShowingFamily(
   project: string,
   family: FamilyName,
   current: CurrentState,
-): Promise<NonNullable<CreateConfigOptions["elsewhere"]> | undefined> {
-  const listings = familiesListing(family);
-  if (listings.length === 0) return undefined;
+): Promise<NonNullable<CreateConfigOptions["elsewhere"]>> {
   const lists: NonNullable<CreateConfigOptions["elsewhere"]>[number][] = [];
-  for (const listing of listings) {
+  for (const listing of familiesListing(family)) {
     const reader = new FamilyReader(client, project, listing);
     const read = current.families.find(ofFamily(project, listing))?.records;
     try {

@@ -59,8 +59,7 @@ export async function applyReorder(
   }
   if (safe && !probe.unusable) {
     try {
-      const orders: Record<string, number> = {};
-      for (const move of reorder.moves) orders[String(move.id)] = move.to;
+      const orders = Object.fromEntries(reorder.moves.map((move) => [String(move.id), move.to]));
       const records = await writer.rearrange(project, family, orders);
       const byId = new Map(records.map((record) => [record.id, record]));
       pending = reorder.moves.filter((move) => byId.get(move.id)?.order !== move.to);

@@ -99,7 +99,8 @@ export async function applyCreate(
 
 export async function applyUpdate(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
-  const claim = isClaim(change);
+  // A change that hands the record to its owner (adopted, or taken over with --takeover).
+  const claim = change.mark?.from !== undefined;
   const started = performance.now();
   if (claim) {
     const refused = await checkBeforeClaim(writer.client, change);
@@ -142,11 +143,6 @@ export async function applyDelete(writer: RecordWriter, change: PlannedChange): 
 
 /** At least this long between a claim's write and its check: a rival's write sent at once lands. */
 const CLAIM_WINDOW_MS = 1000;
-
-/** Whether the change hands the record to its owner (adopted, or taken over with --takeover). */
-function isClaim(change: PlannedChange): boolean {
-  return change.mark?.from !== undefined;
-}
 
 function lost(change: PlannedChange, winner: string | null, written: boolean): ApplyOutcome {
   const what = written

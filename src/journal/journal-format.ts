@@ -369,11 +369,7 @@ export async function readJournal(path: string, cwd: string): Promise<Journal> {
 
 /** Throws as readJournal does when there is no journal at `path`: before a lock is made beside it. */
 export async function checkJournalExists(path: string, cwd: string): Promise<void> {
-  const there = await stat(resolve(cwd, path)).then(
-    () => true,
-    () => false,
-  );
-  if (!there) await readJournal(path, cwd);
+  await stat(resolve(cwd, path)).catch(() => readJournal(path, cwd));
 }
 
 // A header line is far shorter: a longer file without a newline is not a header cut off by a kill.
