@@ -202,7 +202,12 @@ export async function createConfigDetailed(
     }
     if (found === undefined && options.elsewhere !== undefined) {
       try {
-        found = await foundElsewhere(client, options.elsewhere, body, giveUpAt);
+        // The create's record in a list that also shows its family's records, made since it was first read.
+        for (const list of options.elsewhere) {
+          const { records } = await client.ahead(() => list.reader.read(giveUpAt));
+          found = findCreatedRecord(records, body, list.knownIds);
+          if (found !== undefined) break;
+        }
       } catch (error) {
         throw rereadFailed(error, "re-reading the list that also shows this family's records failed");
       }
@@ -241,21 +246,6 @@ export async function createConfigDetailed(
       }
     }
   }
-}
-
-/** The create's record in one of the lists that also show its family's records, made since they were first read. */
-async function foundElsewhere(
-  client: ApiClient,
-  elsewhere: NonNullable<CreateConfigOptions["elsewhere"]>,
-  body: PluginConfigInput,
-  notBefore: number,
-): Promise<PluginConfigRecord | undefined> {
-  for (const { reader, knownIds } of elsewhere) {
-    const { records } = await client.ahead(() => reader.read(notBefore));
-    const found = findCreatedRecord(records, body, knownIds);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 /**
