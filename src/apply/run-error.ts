@@ -43,9 +43,7 @@ interface RolloutStop {
 }
 
 /** A rollout stopped after a wave's writes began: what they did (`done`). */
-interface RolloutStoppedInWrites extends RolloutStop {
-  done: string;
-}
+type RolloutStoppedInWrites = RolloutStop & { done: string };
 
 /**
  * A rollout stopped while it baked or judged a wave, its writes made and journaled; or before a
