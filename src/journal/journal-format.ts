@@ -410,13 +410,10 @@ export async function findJournalOfPlan(cwd: string, fingerprint: string): Promi
   const names = await regularFilesIn(resolve(cwd, DEFAULT_JOURNAL_DIR), ".jsonl");
   // The names are UTC timestamps: newest last.
   for (const name of names.sort().reverse()) {
-    let journal: Journal;
-    try {
-      journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd);
-    } catch {
-      continue;
-    }
-    if (journal.header.command === "apply" && journal.header.plan.fingerprint === fingerprint) return journal;
+    // One that cannot be read is passed over.
+    const journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd).catch(() => undefined);
+    if (journal?.header.command === "apply" && journal.header.plan.fingerprint === fingerprint)
+      return journal;
   }
   return undefined;
 }
