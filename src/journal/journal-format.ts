@@ -312,26 +312,25 @@ export function parseJournal(text: string, path: string): Journal {
       header = line;
       continue;
     }
-    const entry = line;
-    if (entry.type === "intent") {
-      check(!intentSeqs.has(entry.seq), `seq ${entry.seq} is used twice`);
-      intentSeqs.add(entry.seq);
-      journal.intents.push(entry);
-      journal.intentLines.set(entry.seq, lineNo);
-      pending.add(entry.seq);
-    } else if (entry.type === "outcome") {
-      check(intentSeqs.has(entry.seq), `an outcome for seq ${entry.seq}, which no intent before it has`);
-      journal.outcomes.set(entry.seq, entry);
-      if (entry.status === "unknown") pending.add(entry.seq);
-      else pending.delete(entry.seq);
-    } else if (entry.type === "resume") {
+    if (line.type === "intent") {
+      check(!intentSeqs.has(line.seq), `seq ${line.seq} is used twice`);
+      intentSeqs.add(line.seq);
+      journal.intents.push(line);
+      journal.intentLines.set(line.seq, lineNo);
+      pending.add(line.seq);
+    } else if (line.type === "outcome") {
+      check(intentSeqs.has(line.seq), `an outcome for seq ${line.seq}, which no intent before it has`);
+      journal.outcomes.set(line.seq, line);
+      if (line.status === "unknown") pending.add(line.seq);
+      else pending.delete(line.seq);
+    } else if (line.type === "resume") {
       journal.resumes += 1;
       journal.ended = false;
-      settlePending(dateOf(entry.at), false);
+      settlePending(dateOf(line.at), false);
     } else {
       journal.ended = true;
-      settlePending(dateOf(entry.at), true);
-      const until = entry.mayLandUntil === undefined ? undefined : dateOf(entry.mayLandUntil);
+      settlePending(dateOf(line.at), true);
+      const until = line.mayLandUntil === undefined ? undefined : dateOf(line.mayLandUntil);
       if (until !== undefined) journal.mayLandUntil = until;
     }
   }
