@@ -242,16 +242,13 @@ async function resumeSavedPlan(client, input, path, fingerprint, onNote) {
 		which: (intent) => isCreate(intent) && !createShown(intent, current),
 		endLine: false
 	});
-	if (late !== void 0) {
-		await waitForLateWrites(late, {
-			what: "Apply",
-			reading: "what is left of the plan",
-			dryRun: false,
-			onNote,
-			signal: client.signal
-		});
-		current = await readStateForPlan(saved, client, input.reread);
-	}
+	if (await waitForLateWrites(late, {
+		what: "Apply",
+		reading: "what is left of the plan",
+		dryRun: false,
+		onNote,
+		signal: client.signal
+	})) current = await readStateForPlan(saved, client, input.reread);
 	const replay = replayJournal(journal);
 	await learnPluginTexts(client, replay, {
 		lists: current,

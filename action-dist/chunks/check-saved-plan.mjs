@@ -143,7 +143,6 @@ function recomputeGuards(plan, current, options) {
 		const pruned = deletes.filter((change) => change.explicit !== true);
 		const ownersOwn = plan.owner === void 0 ? owned : owned.filter((record) => claimedHere.has(record.id) || ownerOf(record) === plan.owner);
 		for (const change of deletes) if (change.id !== null && others.has(change.id)) reasons.push(`record ${change.id} in project ${project} is another family's record that the ${family} list also shows; a prune of ${family} never deletes it`);
-		const source = plan.families.find(ofFamily(project, family));
 		const updates = changes.filter(countsAsUpdate);
 		const findings = [findGuard({
 			project,
@@ -151,14 +150,14 @@ function recomputeGuards(plan, current, options) {
 			owned: ownedForPrune(ownersOwn, changes),
 			creates: changes.filter((change) => change.action === "create").length,
 			deletes: pruned.length,
-			source: pruned[0]?.source ?? source?.family ?? family,
+			source: pruned[0]?.source ?? family,
 			...plan.owner === void 0 ? {} : { owner: plan.owner }
 		}, options.maxDeletePercent), findUpdateGuard({
 			project,
 			family,
 			owned: ownedForUpdates(owned, changes),
 			updates: updates.length,
-			source: source?.family ?? updates[0]?.source ?? family
+			source: updates[0]?.source ?? family
 		}, options.maxUpdatePercent)];
 		for (const finding of findings) if (finding) guards.push(finding);
 	}

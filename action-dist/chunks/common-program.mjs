@@ -447,15 +447,15 @@ function registerSecretWords(text, secrets) {
 	if (key.length >= 8) secrets.register(key);
 	for (const word of key.split(/\s+/)) if (word.length >= 8) secrets.register(word);
 }
+const READ_FAILURES = {
+	ENOENT: "does not exist; check the path given to --api-key-file",
+	EACCES: "cannot be read (permission denied)",
+	EPERM: "cannot be read (permission denied)",
+	EISDIR: "is a directory, not a file holding the key"
+};
 function describeReadFailure(error) {
 	const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
-	switch (code) {
-		case "ENOENT": return "does not exist; check the path given to --api-key-file";
-		case "EACCES":
-		case "EPERM": return "cannot be read (permission denied)";
-		case "EISDIR": return "is a directory, not a file holding the key";
-		default: return `cannot be read (${code || "unknown error"})`;
-	}
+	return READ_FAILURES[code] ?? `cannot be read (${code || "unknown error"})`;
 }
 // dist/src/cli/output-edge.js
 /**

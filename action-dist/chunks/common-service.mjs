@@ -267,43 +267,28 @@ async function readPlanFile(path, cwd, validate) {
 /** Parses and checks a plan document's text, as readPlanFile does; `fileName` names it in errors. */
 function parsePlanFile(text, fileName, validate) {
 	const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
+	const invalid = (problem) => new InputError("plan_file_invalid", {
+		file: fileName,
+		problem
+	});
 	refuseOtherKind(text, fileName, "plan");
 	const parsed = parseJson(text);
-	if (parsed.problem !== void 0) throw new InputError("plan_file_invalid", {
-		file: fileName,
-		problem: `is not a pcsync plan: it is not valid JSON (${parsed.problem.message}). ${redo}`
-	});
+	if (parsed.problem !== void 0) throw invalid(`is not a pcsync plan: it is not valid JSON (${parsed.problem.message}). ${redo}`);
 	const data = parsed.value;
-	if (!isObject(data) || data.format !== "pcsync-plan") throw new InputError("plan_file_invalid", {
-		file: fileName,
-		problem: `is not a pcsync plan: it has no "format": "${PLAN_FORMAT}". ${redo}`
-	});
-	if (data.version !== 2) throw new InputError("plan_file_invalid", {
-		file: fileName,
-		problem: `is a version ${JSON.stringify(data.version)} plan${typeof data.version === "number" && data.version < 2 ? ", made by an older pcsync" : ""}; this pcsync reads version 2 plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`
-	});
+	if (!isObject(data) || data.format !== "pcsync-plan") throw invalid(`is not a pcsync plan: it has no "format": "${PLAN_FORMAT}". ${redo}`);
+	if (data.version !== 2) throw invalid(`is a version ${JSON.stringify(data.version)} plan${typeof data.version === "number" && data.version < 2 ? ", made by an older pcsync" : ""}; this pcsync reads version 2 plans only. Plan again with this pcsync: \`pcsync plan --out ${fileName}\`.`);
 	const checked = validateJson(data, validate, "the plan");
-	if (checked.problem !== void 0) throw new InputError("plan_file_invalid", {
-		file: fileName,
-		problem: `is not a valid pcsync plan: ${checked.problem.message}. ${redo}`
-	});
+	if (checked.problem !== void 0) throw invalid(`is not a valid pcsync plan: ${checked.problem.message}. ${redo}`);
 	const plan = checked.value;
-	checkSummary(plan, fileName, redo);
-	restoreAbsentFrom(plan);
-	return plan;
-}
-/** A summary that disagrees with the changes means the file was edited or cut; apply must not guess. */
-function checkSummary(plan, fileName, redo) {
 	const counted = summarizePlan(plan.changes, plan.reorders);
 	for (const key of [
 		"create",
 		"update",
 		"delete",
 		"reorder"
-	]) if (plan.summary[key] !== counted[key]) throw new InputError("plan_file_invalid", {
-		file: fileName,
-		problem: `is not a valid pcsync plan: summary.${key} is ${plan.summary[key]} but the plan holds ${counted[key]}. ${redo}`
-	});
+	]) if (plan.summary[key] !== counted[key]) throw invalid(`is not a valid pcsync plan: summary.${key} is ${plan.summary[key]} but the plan holds ${counted[key]}. ${redo}`);
+	restoreAbsentFrom(plan);
+	return plan;
 }
 /** JSON drops `from: undefined`; put the key back so the result is the Plan that was saved. */
 function restoreAbsentFrom(plan) {
@@ -14016,7 +14001,10 @@ function planProject(project, desired, current, options = {}) {
 		guards: [],
 		errors: []
 	};
-	const owner = ownerSettings(options);
+	const owner = options.owner === void 0 ? void 0 : {
+		name: options.owner,
+		takeover: options.takeover === true
+	};
 	const claims = claimRecords(input, part.errors, owner);
 	for (const family of FAMILY_NAMES) {
 		const desiredFamily = input.desired.get(family);
@@ -14194,12 +14182,6 @@ function lookAlikeNote(from, to) {
 	if (from === null || from === to || lookAlikeKey(from) !== lookAlikeKey(to)) return {};
 	return { lookAlike: describeLookAlike(from, to) };
 }
-function ownerSettings(options) {
-	return options.owner === void 0 ? void 0 : {
-		name: options.owner,
-		takeover: options.takeover === true
-	};
-}
 function planFamily(input, desiredFamily, listed, claims, options, owner) {
 	const { project, family } = desiredFamily;
 	const familySource = formatSource(desiredFamily.source);
@@ -14215,6 +14197,16 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 	const placed = [];
 	let ignored = 0;
 	const claimedNames = /* @__PURE__ */ new Map();
+	const refuse = (conflict, owner, source) => {
+		const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
+		errors.push({
+			project,
+			family,
+			message,
+			source,
+			refused: true
+		});
+	};
 	for (const config of desiredFamily.configs) {
 		const claim = claims.byConfig.get(config);
 		if (claim) claimedNames.set(config, claim.record.name);
@@ -14225,18 +14217,11 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		if (desired.deleted === true) {
 			const heldBy = claim && owner ? ownerOf(claim.record) : null;
 			if (claim && owner && heldBy !== null && heldBy !== owner.name && !owner.takeover) {
-				const message = describeOwnerConflict({
+				refuse({
 					config,
 					record: claim.record,
 					owner: heldBy
-				}, `project ${project} ${family}`, owner.name);
-				errors.push({
-					project,
-					family,
-					message,
-					source,
-					refused: true
-				});
+				}, owner, source);
 				continue;
 			}
 			if (claim) changes.push({
@@ -14294,16 +14279,7 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 			...config,
 			fields: managed
 		}, record, fields);
-		if (conflict && owner) {
-			const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
-			errors.push({
-				project,
-				family,
-				message,
-				source,
-				refused: true
-			});
-		}
+		if (conflict && owner) refuse(conflict, owner, source);
 		if (Object.keys(fields).length > 0 || mark?.from !== void 0) changes.push({
 			action: "update",
 			project,
@@ -14420,10 +14396,7 @@ function rolloutKey(project) {
 }
 /** The projects a plan writes: those with a change or a reorder. */
 function projectsWritten(plan) {
-	const projects = /* @__PURE__ */ new Set();
-	for (const change of plan.changes) projects.add(change.project);
-	for (const reorder of plan.reorders) projects.add(reorder.project);
-	return projects;
+	return new Set([...plan.changes, ...plan.reorders].map((item) => item.project));
 }
 /**
 * The waves of `spec` over the projects the plan writes, and the projects no wave takes (a plan
@@ -14585,7 +14558,7 @@ async function readAndPlanProjects(client, desired, options) {
 }
 /** Whether `error` is the 404 of a family's list (not of a record read on the way). */
 function isMissingList(error, ref) {
-	return isApiError(error, 404) && error.method === "GET" && error.path.endsWith(`/api/projects/${encodeURIComponent(ref.project)}/${ref.family}/`);
+	return isApiError(error, 404) && error.method === "GET" && error.path.endsWith(collectionPath(ref.project, ref.family));
 }
 /**
 * The error to report for the 404 of `ref`'s list: the project named at `source` is unknown to the
@@ -14625,8 +14598,7 @@ async function loadManifestAndScope(input, scope, io) {
 }
 /** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
 function narrowDesiredState(desired, scope) {
-	const projects = scope.project;
-	const families = scope.family;
+	const { project: projects, family: families } = scope;
 	const pending = desired.unresolved !== void 0;
 	if (projects && !pending) {
 		const known = new Set(desired.families.map((family) => family.project));
@@ -14651,16 +14623,19 @@ function narrowDesiredState(desired, scope) {
 */
 async function resolveSilently(client, desired) {
 	if (desired.unresolved === void 0) return desired;
+	return (await resolveFromListing(client, desired)).value;
+}
+/** `projects: all` resolved from the API key's project listing (paged). */
+async function resolveFromListing(client, desired) {
 	const listed = await listProjects(client);
-	return resolveProjectSets(desired, listed.map((project) => String(project.id))).value;
+	return resolveProjectSets(desired, listed.map((project) => String(project.id)));
 }
 /**
-* Resolves `projects: all` from the API key's project listing (paged), only when a set says it;
-* problems that arise for a listed project are printed like manifest ones.
+* Resolves `projects: all` from the listing, only when a set says it; problems that arise for a
+* listed project are printed like manifest ones.
 */
 async function resolveAllProjects(client, desired, io) {
-	const listed = await listProjects(client);
-	const result = resolveProjectSets(desired, listed.map((project) => String(project.id)));
+	const result = await resolveFromListing(client, desired);
 	printDiagnostics({
 		...result,
 		value: void 0,
@@ -14756,11 +14731,10 @@ function resolveBaseUrl(settings, io, fallback) {
 /** The API client of a run; a base URL the client corrected is worth a warning. */
 async function connect(settings, io, options = {}) {
 	const { baseUrl, source } = resolveBaseUrl(settings, io, options.fallback);
-	const keyFile = settings.apiKeyFile;
 	const apiKey = await resolveApiKey({
 		env: io.env,
 		cwd: io.cwd,
-		keyFile
+		keyFile: settings.apiKeyFile
 	}, io.secrets);
 	const client = new ApiClient({
 		...settings.client(),

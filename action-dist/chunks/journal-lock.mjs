@@ -253,12 +253,7 @@ var JournalLock = class JournalLock {
 			if (created) return new JournalLock(path, journal, holder, tookOver);
 			const found = await readHolder(path);
 			if (found === "gone") continue;
-			if (found === "young") throw new RefusedError("journal_held", {
-				journal,
-				lock: path,
-				holder: void 0,
-				held: options.held
-			});
+			if (found === "young") throw heldBy(journal, path, void 0, options.held);
 			if (found === "unreadable") {
 				await removeIfUnchanged(path, void 0);
 				continue;
@@ -267,12 +262,7 @@ var JournalLock = class JournalLock {
 			tookOver = found;
 			await removeIfUnchanged(path, found.token);
 		}
-		throw new RefusedError("journal_held", {
-			journal,
-			lock: path,
-			holder: void 0,
-			held: options.held
-		});
+		throw heldBy(journal, path, void 0, options.held);
 	}
 	/**
 	* Refuses (exit 3) as `acquire` would, without taking the lock: for a run that only reads, or
@@ -281,12 +271,7 @@ var JournalLock = class JournalLock {
 	static async refuseIfHeld(journal, options) {
 		const path = resolve(options.cwd, lockPathOf(journal));
 		const found = await readHolder(path);
-		if (found === "young") throw new RefusedError("journal_held", {
-			journal,
-			lock: path,
-			holder: void 0,
-			held: options.held
-		});
+		if (found === "young") throw heldBy(journal, path, void 0, options.held);
 		if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found, options.held);
 	}
 	/** The live run that holds the lock, if one does (a stale lock is no one's): for a run that only reads. */
@@ -369,13 +354,14 @@ async function createExclusively(path, text, journal) {
 function ageMs(path) {
 	return stat(path).then((info) => Date.now() - info.mtimeMs, () => 0);
 }
-/** The refusal of a lock another live run holds. */
+/** The refusal of a lock another live run holds (undefined: one being written, or taken in turn by others). */
 function heldBy(journal, lock, holder, held) {
+	const otherHost = holder === void 0 ? {} : { otherHost: holder.host !== hostname() };
 	return new RefusedError("journal_held", {
 		journal,
 		lock,
 		holder,
-		otherHost: holder.host !== hostname(),
+		...otherHost,
 		held
 	});
 }
@@ -393,7 +379,7 @@ async function readHolder(path) {
 }
 /**
 * Removes a stale lock, unless another run replaced it since it was judged: the removal goes
-* through a breaker file taken with O_EXCL, and the lock is read again under it. True if removed.
+* through a breaker file taken with O_EXCL, and the lock is read again under it.
 */
 async function removeIfUnchanged(path, token) {
 	const breaker = `${path}.break`;
@@ -404,14 +390,12 @@ async function removeIfUnchanged(path, token) {
 		if (error.code !== "EEXIST") throw error;
 		if (await ageMs(breaker) > UNREADABLE_STALE_MS) await unlink(breaker).catch(() => void 0);
 		await new Promise((done) => setTimeout(done, 50));
-		return false;
+		return;
 	}
 	try {
 		await handle.close();
 		const now = await readHolder(path);
-		if (!(token === void 0 ? now === "unreadable" : typeof now === "object" && now.token === token)) return false;
-		await unlink(path).catch(() => void 0);
-		return true;
+		if (token === void 0 ? now === "unreadable" : typeof now === "object" && now.token === token) await unlink(path).catch(() => void 0);
 	} finally {
 		await unlink(breaker).catch(() => void 0);
 	}

@@ -36,10 +36,12 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 		let failure;
 		let facts;
 		try {
+			const record = posts === 1 ? await post() : await client.ahead(post);
+			const uncertain = failures.some((failed) => failed !== "rejected");
 			return {
-				record: posts === 1 ? await post() : await client.ahead(post),
+				record,
 				posts,
-				uncertain: failures.some(mayHaveMade),
+				uncertain,
 				adopted: false,
 				failures
 			};
@@ -57,6 +59,11 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 		const giveUpAt = client.now();
 		settleDeadline ??= giveUpAt + settleTimeoutMs;
 		const notMade = (why) => settledAs(client, failure, why);
+		const rereadFailed = (error, what) => {
+			if (isRequestError(error, "request_aborted") || client.signal?.aborted) return unknown(failure, "the run was interrupted before re-reading the family could settle it");
+			if (!(error instanceof PcsyncError)) return error;
+			return unknown(failure, `${what} (${error.message}); it was not sent again`);
+		};
 		const stated = isRequestError(failure, "api_error") ? failure.facts.retryAfterMs : void 0;
 		if (kind === "rejected" || kind === "refused" && !(facts.kind === "status" && facts.status === 503)) throw posts > 1 ? notMade(notMadeAfter(posts)) : failure;
 		let found;
@@ -72,18 +79,18 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 				const { records } = await client.ahead(() => reader.read(giveUpAt));
 				found = findCreatedRecord(records, body, knownIds);
 			} catch (error) {
-				if (isRequestError(error, "request_aborted") || client.signal?.aborted) throw unknown(failure, "the run was interrupted before re-reading the family could settle it");
-				if (!(error instanceof PcsyncError)) throw error;
-				throw unknown(failure, `${answer}, and re-reading the family to check failed (${error.message}); it was not sent again`);
+				throw rereadFailed(error, `${answer}, and re-reading the family to check failed`);
 			}
 			if (found === void 0 && kind === "unreadable") throw unknown(failure, `${answer}, and re-reading the family found no record made by it (the service may have stored it in another form); it was not sent again`);
 		}
 		if (found === void 0 && options.elsewhere !== void 0) try {
-			found = await foundElsewhere(client, options.elsewhere, body, giveUpAt);
+			for (const list of options.elsewhere) {
+				const { records } = await client.ahead(() => list.reader.read(giveUpAt));
+				found = findCreatedRecord(records, body, list.knownIds);
+				if (found !== void 0) break;
+			}
 		} catch (error) {
-			if (isRequestError(error, "request_aborted") || client.signal?.aborted) throw unknown(failure, "the run was interrupted before re-reading the family could settle it");
-			if (!(error instanceof PcsyncError)) throw error;
-			throw unknown(failure, `re-reading the list that also shows this family's records failed (${error.message}); it was not sent again`);
+			throw rereadFailed(error, "re-reading the list that also shows this family's records failed");
 		}
 		if (found !== void 0) {
 			client.traceLine(`POST ${url.pathname}: record ${found.id} was created by the attempt that failed`);
@@ -109,14 +116,6 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 		}
 	}
 }
-/** The create's record in one of the lists that also show its family's records, made since they were first read. */
-async function foundElsewhere(client, elsewhere, body, notBefore) {
-	for (const { reader, knownIds } of elsewhere) {
-		const { records } = await client.ahead(() => reader.read(notBefore));
-		const found = findCreatedRecord(records, body, knownIds);
-		if (found !== void 0) return found;
-	}
-}
 /**
 * A failed POST (a request's failure; any other as it is) with what re-reading found since added to
 * its message: it did not make the record, so its outcome is known.
@@ -135,10 +134,6 @@ function settledAs(client, failure, settled) {
 		secrets: client.secrets
 	};
 	return new ServiceError(failure.code, request, facts);
-}
-/** Kinds of failure after which the POST may have made the record, so a late copy is looked for. */
-function mayHaveMade(kind) {
-	return kind !== "rejected";
 }
 /**
 * Re-reads the family from the give-up until a read that started after the window closed: the
@@ -190,14 +185,14 @@ async function settle(client, reader, body, knownIds, giveUpAt, windowMs) {
 * way that started late enough is joined instead of sending another.
 */
 var FamilyReader = class {
-	#client;
-	#projectId;
-	#family;
+	client;
+	projectId;
+	family;
 	#pending = [];
 	constructor(client, projectId, family) {
-		this.#client = client;
-		this.#projectId = projectId;
-		this.#family = family;
+		this.client = client;
+		this.projectId = projectId;
+		this.family = family;
 	}
 	/** The family as listed by a read that started at or after `notBefore` (the client's clock). */
 	read(notBefore) {
@@ -205,8 +200,8 @@ var FamilyReader = class {
 			const pending = this.#pending[index];
 			if (pending && pending.startedAt >= notBefore) return pending.result;
 		}
-		const startedAt = this.#client.now();
-		const result = listAllConfigs(this.#client, this.#projectId, this.#family).then((records) => ({
+		const startedAt = this.client.now();
+		const result = listAllConfigs(this.client, this.projectId, this.family).then((records) => ({
 			startedAt,
 			records
 		}));
@@ -568,17 +563,11 @@ async function yieldToRival(client, input, outcome, rival, mine) {
 	const winner = readMark(rival.description).owner;
 	const story = `owner "${winner}" created it at the same time (id ${rival.id}, the lower id, which stays theirs)`;
 	const failure = await deleteCopies(client, input, mine);
-	if (failure !== void 0) return {
-		...outcome,
-		status: "failed",
-		message: `${story}, but deleting this run's copy (id ${failure.id}) failed: ${describeError(failure.error)}; delete it, or run apply again`,
-		ownerLost: { winner }
-	};
 	return {
 		...outcome,
-		id: rival.id,
+		...failure === void 0 ? { id: rival.id } : {},
 		status: "failed",
-		message: `${story}; this run's copy (id ${mine.join(", ")}) was deleted`,
+		message: failure === void 0 ? `${story}; this run's copy (id ${mine.join(", ")}) was deleted` : `${story}, but deleting this run's copy (id ${failure.id}) failed: ${describeError(failure.error)}; delete it, or run apply again`,
 		ownerLost: { winner }
 	};
 }
@@ -613,8 +602,7 @@ async function keepSurvivor(client, input, change, outcome, survivor, copies, wo
 	const deleted = words.deleted === "" ? "" : `; ${words.deleted}`;
 	const differing = mismatchedFields(change, survivor);
 	if (differing.length > 0) {
-		const body = {};
-		for (const field of differing) body[field] = change.fields[field]?.to ?? null;
+		const body = Object.fromEntries(differing.map((field) => [field, change.fields[field]?.to ?? null]));
 		const text = body.description;
 		if (typeof text === "string" || text === null) body.description = markDescription(change, text);
 		try {
@@ -781,8 +769,7 @@ function parseJournal(text, path) {
 	if (lines.length === 0) throw invalid(1, "the journal is empty (no header line)");
 	const parsed = lines.map((line) => {
 		try {
-			const value = JSON.parse(line);
-			return asRecord(value);
+			return asRecord(JSON.parse(line));
 		} catch {
 			return;
 		}
@@ -827,27 +814,26 @@ function parseJournal(text, path) {
 			header = line;
 			continue;
 		}
-		const entry = line;
-		if (entry.type === "intent") {
-			check(!intentSeqs.has(entry.seq), `seq ${entry.seq} is used twice`);
-			intentSeqs.add(entry.seq);
-			journal.intents.push(entry);
-			journal.intentLines.set(entry.seq, lineNo);
-			pending.add(entry.seq);
-		} else if (entry.type === "outcome") {
-			check(intentSeqs.has(entry.seq), `an outcome for seq ${entry.seq}, which no intent before it has`);
-			journal.outcomes.set(entry.seq, entry);
-			if (entry.status === "unknown") pending.add(entry.seq);
-			else pending.delete(entry.seq);
-		} else if (entry.type === "resume") {
+		if (line.type === "intent") {
+			check(!intentSeqs.has(line.seq), `seq ${line.seq} is used twice`);
+			intentSeqs.add(line.seq);
+			journal.intents.push(line);
+			journal.intentLines.set(line.seq, lineNo);
+			pending.add(line.seq);
+		} else if (line.type === "outcome") {
+			check(intentSeqs.has(line.seq), `an outcome for seq ${line.seq}, which no intent before it has`);
+			journal.outcomes.set(line.seq, line);
+			if (line.status === "unknown") pending.add(line.seq);
+			else pending.delete(line.seq);
+		} else if (line.type === "resume") {
 			journal.resumes += 1;
 			journal.ended = false;
-			settlePending(dateOf(entry.at), false);
+			settlePending(dateOf(line.at), false);
 		} else {
 			journal.ended = true;
-			settlePending(dateOf(entry.at), true);
-			const until = entry.mayLandUntil === void 0 ? NaN : Date.parse(entry.mayLandUntil);
-			if (Number.isFinite(until)) journal.mayLandUntil = new Date(until);
+			settlePending(dateOf(line.at), true);
+			const until = line.mayLandUntil === void 0 ? void 0 : dateOf(line.mayLandUntil);
+			if (until !== void 0) journal.mayLandUntil = until;
 		}
 	}
 	if (header === void 0) throw invalid(1, "no header line");
@@ -877,7 +863,7 @@ async function readJournal(path, cwd) {
 }
 /** Throws as readJournal does when there is no journal at `path`: before a lock is made beside it. */
 async function checkJournalExists(path, cwd) {
-	if (!await stat(resolve(cwd, path)).then(() => true, () => false)) await readJournal(path, cwd);
+	await stat(resolve(cwd, path)).catch(() => readJournal(path, cwd));
 }
 const NO_RUN_BYTES = 65536;
 /**
@@ -914,13 +900,8 @@ function tornLineNote(journal) {
 async function findJournalOfPlan(cwd, fingerprint) {
 	const names = await regularFilesIn(resolve(cwd, DEFAULT_JOURNAL_DIR), ".jsonl");
 	for (const name of names.sort().reverse()) {
-		let journal;
-		try {
-			journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd);
-		} catch {
-			continue;
-		}
-		if (journal.header.command === "apply" && journal.header.plan.fingerprint === fingerprint) return journal;
+		const journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd).catch(() => void 0);
+		if (journal?.header.command === "apply" && journal.header.plan.fingerprint === fingerprint) return journal;
 	}
 }
 // dist/src/journal/replay-journal.js

@@ -94,11 +94,11 @@ function describeWhere(families, project) {
 }
 function describeNames(lists) {
 	return lists.map(({ family, records }) => {
-		const prefix = lists.length > 1 ? `${family} ` : "";
-		if (records.length === 0) return `${prefix === "" ? "the family" : prefix.trim()} is empty`;
+		const several = lists.length > 1;
+		if (records.length === 0) return `${several ? family : "the family"} is empty`;
 		const shown = records.slice(0, NAMES_SHOWN).map((record) => `${record.name ?? "(no name)"} (${record.id})`);
 		const more = records.length > NAMES_SHOWN ? `, and ${records.length - NAMES_SHOWN} more` : "";
-		return `${prefix === "" ? "it" : prefix.trim()} has: ${shown.join(", ")}${more}`;
+		return `${several ? family : "it"} has: ${shown.join(", ")}${more}`;
 	}).join("; ");
 }
 const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
