@@ -91,17 +91,6 @@ export interface CreateResult {
   failures: AttemptProof[];
 }
 
-/** Creates the record and returns it; see `createConfigDetailed`. */
-export async function createConfig(
-  client: ApiClient,
-  projectId: string,
-  family: FamilyName,
-  body: PluginConfigInput,
-  options: CreateConfigOptions = {},
-): Promise<PluginConfigRecord> {
-  return (await createConfigDetailed(client, projectId, family, body, options)).record;
-}
-
 /**
  * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
  * the outcome could not be settled; any other error means the record was not created (the last

@@ -91,7 +91,7 @@ export async function applyCreate(
     }
     if (isRequestError(error, "request_aborted"))
       return { outcome: notStartedOutcome(change, error.message) };
-    // Any other failure is definitive: createConfig settles every POST whose outcome was unknown,
+    // Any other failure is definitive: createConfigDetailed settles every POST whose outcome was unknown,
     // unreadable answers included.
     return { outcome: outcomeOf(change, "failed", describeError(error)) };
   }

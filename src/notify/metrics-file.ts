@@ -5,9 +5,9 @@ import { stat } from "node:fs/promises";
 import { dirname, extname, relative, resolve, sep } from "node:path";
 import type { Registry } from "prom-client";
 import { describeError } from "../errors.js";
+import { outputRefused } from "../files/file-errors.js";
 import { type RunInput, resolveOutputTarget } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
-import { InputError } from "../input-error.js";
 import type { SecretRegistry } from "../redact.js";
 
 /** Metrics as the file holds them: a registry's text with the run's secrets redacted. */
@@ -32,18 +32,14 @@ export async function checkMetricsFile(
   const inside = relative(resolve(options.cwd, ".pcsync"), full);
   const journals = !inside.startsWith("..") && !inside.startsWith(sep) && inside !== "";
   if (extname(full).toLowerCase() === ".jsonl" || journals)
-    throw new InputError("output_refused", {
-      path: shown,
-      reason:
-        "it would be one of pcsync's journals (*.jsonl, or under .pcsync/), which the metrics would replace: name the file *.prom, where node_exporter's textfile collector reads it",
-    });
+    throw outputRefused(
+      shown,
+      "it would be one of pcsync's journals (*.jsonl, or under .pcsync/), which the metrics would replace: name the file *.prom, where node_exporter's textfile collector reads it",
+    );
   await resolveOutputTarget(path, { ...options, shown });
   const folder = await stat(dirname(full)).catch(() => undefined);
   if (folder === undefined || !folder.isDirectory())
-    throw new InputError("output_refused", {
-      path: shown,
-      reason: `its directory ${dirname(full)} does not exist`,
-    });
+    throw outputRefused(shown, `its directory ${dirname(full)} does not exist`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createRecord } from "../support/builders.js";
 // The client against a scripted node:http server: what it sends, how it retries, how it fails.
 
 import { inspect } from "node:util";
@@ -13,7 +14,6 @@ import {
   type ServiceError,
   updateConfig,
 } from "../../src/api/index.js";
-import { createConfig } from "../../src/apply/create-config.js";
 import type { PcsyncError } from "../../src/errors.js";
 import {
   page,
@@ -141,7 +141,7 @@ describe("errors", () => {
       }),
     );
     const { client } = makeClient();
-    const error = await createConfig(
+    const error = await createRecord(
       client,
       "1",
       "plugin_configs",
@@ -350,7 +350,7 @@ describe("retries", () => {
       sendJson(response, 201, record(5, JSON.parse(request.body)));
     });
     const { client } = makeClient();
-    const created = await createConfig(
+    const created = await createRecord(
       client,
       "1",
       "plugin_configs",
@@ -394,7 +394,7 @@ describe("retries", () => {
       sendJson(response, 200, { count: 0, next: null, previous: null, results: [] });
     });
     const { client } = makeClient();
-    const error = await createConfig(
+    const error = await createRecord(
       client,
       "1",
       "plugin_configs",
@@ -463,7 +463,7 @@ describe("creates that may have happened", () => {
   it("finds the record a dropped POST created instead of creating it again", async () => {
     const stored = createScript(1, true);
     const { client } = makeClient();
-    const created = await createConfig(
+    const created = await createRecord(
       client,
       "1",
       "plugin_configs",
@@ -480,7 +480,7 @@ describe("creates that may have happened", () => {
   it("sends the POST again only when re-reading over the settle window shows it did not happen", async () => {
     const stored = createScript(1, false);
     const { client, sleeps } = makeClient();
-    const created = await createConfig(client, "1", "plugin_configs", { plugin: 12, order: 2, name: "New" });
+    const created = await createRecord(client, "1", "plugin_configs", { plugin: 12, order: 2, name: "New" });
     expect(created).toMatchObject({ id: 102, name: "New" });
     expect(stored).toHaveLength(2);
     // Read the known ids first (none given), POST dropped, re-reads, POST again.
@@ -501,7 +501,7 @@ describe("creates that may have happened", () => {
       sendJson(response, 201, record(9, JSON.parse(request.body)));
     });
     const { client } = makeClient();
-    const created = await createConfig(
+    const created = await createRecord(
       client,
       "1",
       "plugin_configs",

@@ -1,3 +1,4 @@
+import { createRecord } from "../support/builders.js";
 // The client against the project's emulator, on both server profiles: every endpoint, every error
 // the service documents, pagination edges, throttling and a dropped create.
 
@@ -17,7 +18,6 @@ import {
   type ServiceError,
   updateConfig,
 } from "../../src/api/index.js";
-import { createConfig } from "../../src/apply/create-config.js";
 import { type ProfileName, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 
 const FULL_KEY = "phx_contract_full_0123456789";
@@ -87,7 +87,7 @@ describe.each(["seed", "posthog-2024"] as const satisfies readonly ProfileName[]
 
     it("creates, reads, updates and deletes a record", async () => {
       const client = clientWith();
-      const created = await createConfig(
+      const created = await createRecord(
         client,
         "1",
         "plugin_configs",
@@ -152,7 +152,7 @@ describe.each(["seed", "posthog-2024"] as const satisfies readonly ProfileName[]
     it("reports validation errors with the service's code and field", async () => {
       const client = clientWith();
       const options = { knownIds: new Set<number>() };
-      const required = await failure(createConfig(client, "1", "plugin_configs", { order: 1 }, options));
+      const required = await failure(createRecord(client, "1", "plugin_configs", { order: 1 }, options));
       expect(required.serviceError).toMatchObject({
         type: "validation_error",
         code: "required",
@@ -168,7 +168,7 @@ describe.each(["seed", "posthog-2024"] as const satisfies readonly ProfileName[]
       expect(invalid.serviceError).toMatchObject({ code: "invalid_input", attr: "enabled" });
 
       const missing = await failure(
-        createConfig(client, "1", "plugin_configs", { plugin: 99, order: 1 }, options),
+        createRecord(client, "1", "plugin_configs", { plugin: 99, order: 1 }, options),
       );
       expect(missing.message).toBe(
         '400 POST /api/projects/1/plugin_configs/: plugin: Invalid pk "99" - object does not exist.',
@@ -183,7 +183,7 @@ describe.each(["seed", "posthog-2024"] as const satisfies readonly ProfileName[]
       expect(wrongKey.message).not.toContain("phx_not_a_key_000");
 
       const readOnly = await failure(
-        createConfig(
+        createRecord(
           clientWith({ apiKey: READ_KEY }),
           "1",
           "plugin_configs",
@@ -279,7 +279,7 @@ describe.each(["seed", "posthog-2024"] as const satisfies readonly ProfileName[]
     it("leaves exactly one record when the create response is dropped", async () => {
       const client = clientWith();
       emulator.setFaults({ dropWriteRate: 1 });
-      const created = await createConfig(client, "1", "plugin_configs", {
+      const created = await createRecord(client, "1", "plugin_configs", {
         plugin: 7,
         order: 5,
         name: "First Time",

@@ -1,3 +1,4 @@
+import { createRecord } from "../support/builders.js";
 // What the transport does with answers that are not plain bodies: compressed ones (inflated within
 // the memory bound), redirects (never followed), and headers past the HTTP parser's limit.
 
@@ -6,7 +7,6 @@ import { inspect } from "node:util";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listAllConfigs, ServiceError } from "../../src/api/index.js";
-import { createConfig } from "../../src/apply/create-config.js";
 import { SecretRegistry } from "../../src/redact.js";
 import {
   page,
@@ -160,7 +160,7 @@ describe("redirects", () => {
       }
       sendJson(response, 200, page(posted ? [created] : []));
     });
-    const made = await createConfig(
+    const made = await createRecord(
       makeClient(),
       "1",
       "plugin_configs",

@@ -1,3 +1,4 @@
+import { createRecord } from "../support/builders.js";
 // Integer ids at the response-validation edge: anything but a safe positive integer (1 to 2^53 - 1)
 // is refused, naming the endpoint and the field. The bodies go out as raw JSON text, since a number
 // past 2^53 is already rounded by the time JSON.parse hands it over.
@@ -11,7 +12,6 @@ import {
   rearrangeConfigs,
   type ServiceError,
 } from "../../src/api/index.js";
-import { createConfig } from "../../src/apply/create-config.js";
 import { type ScriptedServer, startScriptedServer, testClient } from "../support/scripted-server.js";
 
 let server: ScriptedServer;
@@ -123,7 +123,7 @@ describe("ids that are not safe positive integers are refused", () => {
     );
     // The answer is refused; since the service did answer the POST, one re-read of the family
     // settles it, and without the record there the outcome is unknown (never resent).
-    const error = await createConfig(
+    const error = await createRecord(
       client(),
       "1",
       "pipeline_frontend_apps_configs",

@@ -1,4 +1,4 @@
-// The rule of createConfig (src/apply/create-config.ts) on an injected clock, by what each failure
+// The rule of createConfigDetailed (src/apply/create-config.ts) on an injected clock, by what each failure
 // proves: a POST the service answered is decided by one re-read; one still in flight is never sent
 // again until a re-read that started after the proof window (two and a half request timeouts, at
 // least 1 s, from the give-up) shows it did not commit; a create sends 3 POSTs at most.

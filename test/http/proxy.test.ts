@@ -4,8 +4,8 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ApiClient, listProjects, type ServiceError } from "../../src/api/index.js";
-import { createConfig } from "../../src/apply/create-config.js";
 import { matchNoProxy, resolveProxy } from "../../src/http/proxy.js";
+import { createRecord } from "../support/builders.js";
 import { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from "../support/connect-proxy.js";
 import {
   record,
@@ -189,7 +189,7 @@ describe("requests through a proxy", () => {
       HTTP_PROXY: `http://${userInfo}127.0.0.1:${seen.port}`,
     });
     // A POST: the refusal proves that nothing reached the service, so the outcome is known.
-    const error = await createConfig(made, "1", "plugin_configs", { name: "x", plugin: 1 }).catch(
+    const error = await createRecord(made, "1", "plugin_configs", { name: "x", plugin: 1 }).catch(
       (caught: unknown) => caught,
     );
     expect(error).toMatchObject({ code: "network_error" });
@@ -222,7 +222,7 @@ describe("requests through a proxy", () => {
         : sendJson(response, 200, { count: 0, next: null, previous: null, results: [] }),
     );
     const made = client(`http://service.test:${port()}`, { HTTP_PROXY: seen.url });
-    const created = await createConfig(made, "1", "plugin_configs", { name: "Via proxy", plugin: 3 });
+    const created = await createRecord(made, "1", "plugin_configs", { name: "Via proxy", plugin: 3 });
     expect(created).toMatchObject({ id: 9, name: "Via proxy", plugin: 3 });
     expect(seen.tunnelled().toString("latin1")).toContain("POST /api/projects/1/plugin_configs/ HTTP/1.1");
   });

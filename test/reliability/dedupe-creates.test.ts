@@ -5,12 +5,12 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
-import { createConfig } from "../../src/apply/create-config.js";
 import { dedupeCreates } from "../../src/apply/dedupe-creates.js";
 import type { ApplyOutcome } from "../../src/apply/types.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import type { PlannedChange } from "../../src/plan/types.js";
 import { renderApplyReport } from "../../src/render/apply-report.js";
+import { createRecord } from "../support/builders.js";
 import { KEY, reliabilityData } from "../support/scenario.js";
 
 let emulator: RunningEmulator | undefined;
@@ -68,13 +68,13 @@ describe("after its creates, a run", () => {
     const { client, emulator } = await setUp();
     const change = createChange("Twin", 3);
     // The other run got there first, with another order.
-    const theirs = await createConfig(client, "1", "plugin_configs", {
+    const theirs = await createRecord(client, "1", "plugin_configs", {
       plugin: 3,
       name: "Twin",
       enabled: true,
       order: 9,
     });
-    const ours = await createConfig(client, "1", "plugin_configs", {
+    const ours = await createRecord(client, "1", "plugin_configs", {
       plugin: 3,
       name: "Twin",
       enabled: true,
@@ -123,13 +123,13 @@ describe("after its creates, a run", () => {
   it("keeps its copy when the other run's copy has the higher id (that run deletes it)", async () => {
     const { client, emulator } = await setUp();
     const change = createChange("Twin", 3);
-    const ours = await createConfig(client, "1", "plugin_configs", {
+    const ours = await createRecord(client, "1", "plugin_configs", {
       plugin: 3,
       name: "Twin",
       enabled: true,
       order: 7,
     });
-    await createConfig(client, "1", "plugin_configs", { plugin: 3, name: "Twin", enabled: true, order: 7 });
+    await createRecord(client, "1", "plugin_configs", { plugin: 3, name: "Twin", enabled: true, order: 7 });
     const before = emulator.snapshot().records;
     const outcomes = await dedupeCreates(client, {
       project: "1",
@@ -147,10 +147,10 @@ describe("after its creates, a run", () => {
     // posthog-2024 lists frontend apps in plugin_configs too: a same-named app is another config.
     const { client, emulator } = await setUp("posthog-2024");
     const twin = { name: "Twin", enabled: true, order: 7 };
-    const existing = await createConfig(client, "1", "plugin_configs", { plugin: 3, ...twin });
-    const app = await createConfig(client, "1", "pipeline_frontend_apps_configs", { plugin: 41, ...twin });
-    const ownOther = await createConfig(client, "1", "plugin_configs", { plugin: 3, ...twin });
-    const ours = await createConfig(client, "1", "plugin_configs", { plugin: 3, ...twin });
+    const existing = await createRecord(client, "1", "plugin_configs", { plugin: 3, ...twin });
+    const app = await createRecord(client, "1", "pipeline_frontend_apps_configs", { plugin: 41, ...twin });
+    const ownOther = await createRecord(client, "1", "plugin_configs", { plugin: 3, ...twin });
+    const ours = await createRecord(client, "1", "plugin_configs", { plugin: 3, ...twin });
     expect([existing.id, app.id, ownOther.id].every((id) => id < ours.id)).toBe(true);
     const change = createChange("Twin", 3);
     const before = emulator.snapshot().records;
@@ -211,9 +211,9 @@ describe("after its creates, a run whose POSTs had unknown outcomes", () => {
   it("deletes a late copy of its own POST above the record it kept, which no other run would delete", async () => {
     const { client, emulator } = await setUp();
     const change = createChange("Twin", 3);
-    const ours = await createConfig(client, "1", "plugin_configs", body);
+    const ours = await createRecord(client, "1", "plugin_configs", body);
     // The POST whose answer was lost committed after the one that was answered.
-    const late = await createConfig(client, "1", "plugin_configs", body);
+    const late = await createRecord(client, "1", "plugin_configs", body);
     const [outcome] = await dedupeCreates(client, {
       project: "1",
       family: "plugin_configs",
@@ -234,8 +234,8 @@ describe("after its creates, a run whose POSTs had unknown outcomes", () => {
   it("settles a create of unknown outcome from the check: the lowest copy is kept, the rest deleted", async () => {
     const { client, emulator } = await setUp();
     const change = createChange("Twin", 3);
-    const first = await createConfig(client, "1", "plugin_configs", { ...body, order: 9 });
-    const second = await createConfig(client, "1", "plugin_configs", body);
+    const first = await createRecord(client, "1", "plugin_configs", { ...body, order: 9 });
+    const second = await createRecord(client, "1", "plugin_configs", body);
     const createdByRun = new Set<number>();
     const [outcome] = await dedupeCreates(client, {
       project: "1",
@@ -301,7 +301,7 @@ describe("after a create the family's list does not show (posthog-2024)", () => 
 
     // Plugin 41 is a frontend app: its config is the frontend family's, though the read missed it.
     const app = createChange("Missed App", 41, "pipeline_frontend_apps_configs");
-    const made = await createConfig(client, "1", "pipeline_frontend_apps_configs", {
+    const made = await createRecord(client, "1", "pipeline_frontend_apps_configs", {
       plugin: 41,
       name: "Missed App",
       enabled: true,
@@ -312,7 +312,7 @@ describe("after a create the family's list does not show (posthog-2024)", () => 
 
     // Plugin 3 is not: the service keeps its config under plugin_configs only, and it goes.
     const stray = createChange("Not An App", 3, "pipeline_frontend_apps_configs");
-    const wrong = await createConfig(client, "1", "pipeline_frontend_apps_configs", {
+    const wrong = await createRecord(client, "1", "pipeline_frontend_apps_configs", {
       plugin: 3,
       name: "Not An App",
       enabled: true,

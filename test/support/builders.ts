@@ -1,5 +1,6 @@
 // Small builders for desired and current state, shared by the planner's and apply's tests.
 
+import { createConfigDetailed } from "../../src/apply/create-config.js";
 import type { FamilyName } from "../../src/families.js";
 import type { DesiredConfig, DesiredFamily, DesiredFields } from "../../src/manifest/types.js";
 import type { PluginConfigRecord } from "../../src/wire-types.js";
@@ -46,4 +47,11 @@ export function desiredFamily(
     configs,
     source: { file: "pcsync.yaml", line: 3, col: 5 },
   };
+}
+
+/** Creates a record by apply's rule (createConfigDetailed) and gives the record alone. */
+export async function createRecord(
+  ...args: Parameters<typeof createConfigDetailed>
+): Promise<PluginConfigRecord> {
+  return (await createConfigDetailed(...args)).record;
 }
