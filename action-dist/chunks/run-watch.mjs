@@ -6,7 +6,7 @@ import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerp
 import { a as driftCount, c as pruneHealJournals, l as removeIfHealWroteNothing, n as formatAddress, o as formatCycleLine, s as totalsOf, t as monotonicNow } from "./monotonic-clock.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { n as selectFamilies, t as require_prom_client } from "./prom-client.mjs";
-import { O as narrowDesiredState, Vt as summarizePlan, k as planManifest, xt as setLongTimeout, yt as parseBaseUrl, z as describeGuard } from "./common-service.mjs";
+import { Ht as summarizePlan, O as narrowDesiredState, St as setLongTimeout, bt as parseBaseUrl, k as planManifest, z as describeGuard } from "./common-service.mjs";
 import { setFlagsFromString } from "node:v8";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
