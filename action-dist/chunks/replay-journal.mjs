@@ -512,8 +512,7 @@ async function earlierRecordsOfRun(client, input, change, listing, ownId) {
 	})).length;
 	if (mine.length === 0 && unanswered === 0) return [];
 	try {
-		const { records } = await new FamilyReader(client, input.project, listing).read(client.now());
-		const ofConfig = records.filter((record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record));
+		const ofConfig = (await listAllConfigs(client, input.project, listing)).filter((record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record));
 		const made = ofConfig.filter((record) => mine.includes(record.id));
 		const others = ofConfig.filter((record) => !mine.includes(record.id));
 		const unansweredMade = others.length <= unanswered ? others : [];

@@ -8,7 +8,7 @@
 // waiting out the settle window before every check that follows an adopted create.
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
-import { getConfig, isApiError } from "../api/index.js";
+import { getConfig, isApiError, listAllConfigs } from "../api/index.js";
 import { describeError } from "../errors.js";
 import type { FamilyName } from "../families.js";
 import { familiesListing } from "../family-lists.js";
@@ -278,7 +278,7 @@ async function earlierRecordsOfRun(
   ).length;
   if (mine.length === 0 && unanswered === 0) return [];
   try {
-    const { records } = await new FamilyReader(client, input.project, listing).read(client.now());
+    const records = await listAllConfigs(client, input.project, listing);
     const ofConfig = records.filter(
       (record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record),
     );
