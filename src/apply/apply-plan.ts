@@ -10,8 +10,9 @@ import { groupBy } from "../group-by.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/types.js";
 import { plural } from "../plural.js";
+import type { PluginConfigRecord } from "../wire-types.js";
 import { type CreateConfigOptions, FamilyReader } from "./create-config.js";
-import { dedupeCreates, type UnansweredCreate } from "./dedupe-creates.js";
+import { dedupeCreates, isOfConfig, type UnansweredCreate } from "./dedupe-creates.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
 import { type CreateRule, settleWindowMs } from "./proof-window.js";
 import { RecordWriter, type WriteJournal } from "./record-writer.js";
@@ -140,7 +141,19 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
     writes.map(async (change): Promise<AppliedWrite> => {
       const applied =
         change.action === "create"
-          ? await applyCreate(writer, change, knownIds, run.createdIds, reader, elsewhere)
+          ? await applyCreate(
+              writer,
+              change,
+              run.createdIds,
+              { knownIds, reader, ...(elsewhere === undefined ? {} : { elsewhere }) },
+              [
+                ...new Set(
+                  [...listed, ...(elsewhere?.flatMap((list) => list.records) ?? [])]
+                    .filter((record) => isOfConfig(change, record))
+                    .map((record) => record.id),
+                ),
+              ],
+            )
           : { outcome: await applyUpdate(writer, change) };
       progress(applied.outcome);
       return applied;
@@ -210,14 +223,14 @@ async function listsShowingFamily(
   project: string,
   family: FamilyName,
   current: CurrentState,
-): Promise<NonNullable<CreateConfigOptions["elsewhere"]>> {
-  const lists: NonNullable<CreateConfigOptions["elsewhere"]>[number][] = [];
+): Promise<(NonNullable<CreateConfigOptions["elsewhere"]>[number] & { records: PluginConfigRecord[] })[]> {
+  const lists: Awaited<ReturnType<typeof listsShowingFamily>> = [];
   for (const listing of familiesListing(family)) {
     const reader = new FamilyReader(client, project, listing);
     const read = current.families.find(ofFamily(project, listing))?.records;
     try {
       const records = read ?? (await reader.read(client.now())).records;
-      lists.push({ reader, knownIds: new Set(records.map((record) => record.id)) });
+      lists.push({ reader, knownIds: new Set(records.map((record) => record.id)), records });
     } catch {
       // Not known before the creates: nothing there can be told from what they made.
     }

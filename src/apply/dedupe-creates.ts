@@ -27,6 +27,8 @@ export interface UnansweredCreate {
   family: FamilyName;
   name: string | null;
   plugin: number | null;
+  /** Records of its config that were there before it was sent (WriteIntent.kept): not its. */
+  kept?: readonly number[] | undefined;
 }
 
 /** How certain it is that a create happened once, as far as the duplicate check needs to know. */
@@ -256,9 +258,10 @@ async function unlistedCreate(
 }
 
 /**
- * The records of the create's config in `listing` that this run made before, other than `ownId`:
- * only a resumed run knows of any (those its interrupted part made). None when the list cannot be
- * read: the create's own record is taken back all the same.
+ * The records of the create's config in `listing` that this run made before, other than `ownId`,
+ * and those that unanswered creates of it by a killed run may have made (never one that was there
+ * before they were sent). None when the list cannot be read: the create's own record is taken back
+ * all the same.
  */
 async function earlierRecordsOfRun(
   client: ApiClient,
@@ -269,13 +272,16 @@ async function earlierRecordsOfRun(
 ): Promise<number[]> {
   const mine = [...input.createdByRun].filter((id) => id !== ownId);
   // Each create sent unanswered made one record at most: as many records of the config as there
-  // were such creates of it are theirs; more, and which are theirs cannot be told.
-  const unanswered = (input.unansweredCreates ?? []).filter(
+  // were such creates of it are theirs; more, and which are theirs cannot be told. A record that
+  // was there before such a create was sent is not its.
+  const creates = (input.unansweredCreates ?? []).filter(
     (create) =>
       create.project === input.project &&
       create.family === input.family &&
       isRecordOfCreate(create, { name: change.name, plugin: change.fields.plugin?.to as number }),
-  ).length;
+  );
+  const unanswered = creates.length;
+  const kept = new Set(creates.flatMap((create) => create.kept ?? []));
   if (mine.length === 0 && unanswered === 0) return [];
   try {
     const records = await listAllConfigs(client, input.project, listing);
@@ -283,7 +289,7 @@ async function earlierRecordsOfRun(
       (record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record),
     );
     const made = ofConfig.filter((record) => mine.includes(record.id));
-    const others = ofConfig.filter((record) => !mine.includes(record.id));
+    const others = ofConfig.filter((record) => !mine.includes(record.id) && !kept.has(record.id));
     const unansweredMade = others.length <= unanswered ? others : [];
     return [...made, ...unansweredMade].map((record) => record.id).sort((a, b) => a - b);
   } catch {
@@ -309,7 +315,7 @@ export function isRecordOfCreate(
 }
 
 /** Whether the record is of the create's config (`isRecordOfCreate`). */
-function isOfConfig(change: PlannedChange, record: PluginConfigRecord): boolean {
+export function isOfConfig(change: PlannedChange, record: PluginConfigRecord): boolean {
   return isRecordOfCreate({ name: change.name, plugin: change.fields.plugin?.to }, record);
 }
 

@@ -21,6 +21,11 @@ export interface WriteIntent {
   name: string | null;
   /** The body sent (a rearrange: `{orders: {id: order}}`). */
   send: Record<string, FieldValue | Record<string, number>>;
+  /**
+   * A create: the records of its config (its name and plugin) that the lists it may appear in
+   * held before it was sent. None of them is its record, whatever became of it.
+   */
+  kept?: number[];
 }
 
 /**
@@ -89,9 +94,18 @@ export class RecordWriter {
     family: FamilyName,
     body: PluginConfigInput,
     options: CreateConfigOptions,
+    kept: readonly number[] = [],
   ): Promise<CreateResult> {
     return this.#journaled(
-      { op: "create", project, family, id: null, name: body.name ?? null, send: { ...body } },
+      {
+        op: "create",
+        project,
+        family,
+        id: null,
+        name: body.name ?? null,
+        send: { ...body },
+        ...(kept.length > 0 ? { kept: [...kept] } : {}),
+      },
       () => createConfigDetailed(this.client, project, family, body, { ...this.createRule, ...options }),
       (created) => [created.record],
     );

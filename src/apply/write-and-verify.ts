@@ -11,7 +11,7 @@ import { neutraliseJson } from "../neutralise-server-text.js";
 import { readMark } from "../owner-mark.js";
 import { shownValue } from "../plan/compare-fields.js";
 import type { FieldValue, PlannedChange } from "../plan/types.js";
-import type { CreateConfigOptions, FamilyReader } from "./create-config.js";
+import type { CreateConfigOptions } from "./create-config.js";
 import type { CreateCertainty } from "./dedupe-creates.js";
 import { notStartedOutcome, outcomeOf, outcomeOfError } from "./outcomes.js";
 import type { RecordWriter } from "./record-writer.js";
@@ -57,17 +57,13 @@ function mismatchMessage(change: PlannedChange, record: PluginConfigRecord, wron
 export async function applyCreate(
   writer: RecordWriter,
   change: PlannedChange,
-  knownIds: ReadonlySet<number>,
   createdIds: Set<number>,
-  reader: FamilyReader,
-  elsewhere?: CreateConfigOptions["elsewhere"],
+  lists: Required<Pick<CreateConfigOptions, "knownIds" | "reader">> & Pick<CreateConfigOptions, "elsewhere">,
+  /** The records of the config the lists held before the create (RecordWriter.create). */
+  kept: readonly number[],
 ): Promise<AppliedWrite> {
   try {
-    const created = await writer.create(change.project, change.family, bodyOf(change), {
-      knownIds,
-      reader,
-      ...(elsewhere === undefined ? {} : { elsewhere }),
-    });
+    const created = await writer.create(change.project, change.family, bodyOf(change), lists, kept);
     const { record } = created;
     createdIds.add(record.id);
     const certainty = { uncertain: created.uncertain };

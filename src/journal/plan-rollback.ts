@@ -6,9 +6,8 @@
 // It never leaves two live records of one name in a family: a record it brings back or renames
 // back, whose name another live record holds now (as the planner compares names), is a clash.
 
-import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
-import { familiesListing, idsOfOtherFamiliesIn } from "../family-lists.js";
+import { idsOfOtherFamiliesIn } from "../family-lists.js";
 import { mayShowFilled, showsEmptyText } from "../filled-defaults.js";
 import { groupBy } from "../group-by.js";
 import { readMark } from "../owner-mark.js";
@@ -26,7 +25,7 @@ import type {
 import { lookAlikeKey } from "../record-name.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { Journal, PluginTexts } from "./journal-format.js";
-import { type Replay, showsPluginText, type TouchedRecord } from "./replay-journal.js";
+import { type Replay, recordsOfLostCreate, showsPluginText, type TouchedRecord } from "./replay-journal.js";
 
 /** A field someone other than the run changed since the run's outcome. */
 export interface RollbackConflict {
@@ -242,7 +241,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   }
 
   for (const lost of replay.lostCreates) {
-    const { family: where, matching } = lostCreateCandidates(lost, current);
+    const { family: where, matching } = recordsOfLostCreate(lost, current);
     const found = matching.filter((record) => !knownIds.has(record.id));
     const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
     if (found.length === 0) {
@@ -399,26 +398,4 @@ export function findNameClashes(
     }
   }
   return clashes;
-}
-
-/**
- * The records a create whose answer was lost may have made: of its config, in its family's list;
- * none there, in a list that also shows the family (posthog-2024 keeps a config asked of the
- * frontend apps whose plugin is none under plugin_configs, and lists it there only).
- */
-function lostCreateCandidates(
-  lost: Replay["lostCreates"][number],
-  current: CurrentState,
-): { family: FamilyName; matching: PluginConfigRecord[] } {
-  const of = (family: FamilyName) =>
-    (current.families.find(ofFamily(lost.project, family))?.records ?? []).filter((record) =>
-      isRecordOfCreate(lost, record),
-    );
-  const own = of(lost.family);
-  if (own.length > 0) return { family: lost.family, matching: own };
-  for (const listing of familiesListing(lost.family)) {
-    const there = of(listing);
-    if (there.length > 0) return { family: listing, matching: there };
-  }
-  return { family: lost.family, matching: [] };
 }

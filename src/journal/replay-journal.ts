@@ -6,6 +6,7 @@
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
+import { familiesListing } from "../family-lists.js";
 import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
 import { mapConcurrent } from "../map-concurrent.js";
 import { projectRecordKey } from "../plan/fingerprint.js";
@@ -48,6 +49,8 @@ export interface LostCreate {
   name: string | null;
   plugin: number | null;
   send: Record<string, unknown>;
+  /** Records of its config that were there before it was sent (WriteIntent.kept): not its. */
+  kept: readonly number[];
   line: number;
   /** The plugin's own name and description, learnt where the create sent an empty one (learnPluginTexts). */
   pluginTexts?: PluginTexts | undefined;
@@ -89,6 +92,27 @@ export function idsCreatedBy(journal: Journal): number[] {
     const made = intent.op === "create" ? journal.outcomes.get(intent.seq) : undefined;
     return made?.status === "done" && made.records?.[0] !== undefined ? [made.records[0].id] : [];
   });
+}
+
+/**
+ * The records a create whose answer was lost may have made: of its config, in its family's list;
+ * none there, in a list that also shows the family (posthog-2024 keeps a config asked of the
+ * frontend apps whose plugin is none under plugin_configs, and lists it there only). Never one that
+ * was there before it was sent. The rollback and the resume both ask it.
+ */
+export function recordsOfLostCreate(
+  lost: LostCreate,
+  current: CurrentState,
+): { family: FamilyName; matching: PluginConfigRecord[] } {
+  const of = (family: FamilyName) =>
+    (current.families.find(ofFamily(lost.project, family))?.records ?? []).filter(
+      (record) => isRecordOfCreate(lost, record) && !lost.kept.includes(record.id),
+    );
+  for (const family of [lost.family, ...familiesListing(lost.family)]) {
+    const matching = of(family);
+    if (matching.length > 0) return { family, matching };
+  }
+  return { family: lost.family, matching: [] };
 }
 
 export function replayJournal(journal: Journal): Replay {
@@ -140,6 +164,7 @@ export function replayJournal(journal: Journal): Replay {
           name: intent.name,
           plugin: typeof plugin === "number" ? plugin : null,
           send: intent.send,
+          kept: intent.kept ?? [],
           line: lineOf(intent),
         });
         continue;

@@ -5,14 +5,14 @@
 import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { markProblem, showsChange } from "../apply/write-mark.js";
-import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS } from "../families.js";
+import { familyKey, ofFamily, WRITABLE_FIELDS } from "../families.js";
 import { listMayShow } from "../family-lists.js";
 import { showsStored } from "../plan/compare-fields.js";
 import { fingerprintMembership, projectRecordKey } from "../plan/fingerprint.js";
 import { summarizePlan } from "../plan/plan-file.js";
 import type { CurrentFamily, CurrentState, Plan, PlannedChange } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
-import { type Replay, showsPluginText, type TouchedRecord } from "./replay-journal.js";
+import { type Replay, recordsOfLostCreate, showsPluginText, type TouchedRecord } from "./replay-journal.js";
 
 export interface ResumeResult {
   /** Why the plan is stale, beyond what the journal's run did; empty when it is not. */
@@ -42,14 +42,13 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
   const touchedById = new Map<string, TouchedRecord>();
   for (const touched of replay.records.values())
     touchedById.set(projectRecordKey(touched.project, touched.id), touched);
-  // A record is a lost create's as the rollback finds one (isRecordOfCreate: its name as the service
-  // keeps it, and its plugin), in its family's list or one that shows that family's records: never
-  // a record of another family that only shares its name.
-  const isLostCreate = (project: string, family: FamilyName, record: PluginConfigRecord) =>
-    replay.lostCreates.some(
-      (lost) =>
-        lost.project === project && listMayShow(family, lost.family) && isRecordOfCreate(lost, record),
-    );
+  // A record is a lost create's as the rollback finds one (recordsOfLostCreate), in whichever
+  // list shows it.
+  const lostCreated = new Set(
+    replay.lostCreates.flatMap((lost) =>
+      recordsOfLostCreate(lost, current).matching.map((record) => projectRecordKey(lost.project, record.id)),
+    ),
+  );
   const idsIn = new Map<string, Set<number>>();
   for (const { project, family, records } of current.families)
     idsIn.set(familyKey(project, family), new Set(records.map((record) => record.id)));
@@ -59,7 +58,7 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     const kept: PluginConfigRecord[] = [];
     for (const record of records) {
       const touched = touchedById.get(projectRecordKey(project, record.id));
-      const lost = touched === undefined && isLostCreate(project, family, record);
+      const lost = touched === undefined && lostCreated.has(projectRecordKey(project, record.id));
       if ((touched && touched.before === null) || lost) {
         runCreated.add(projectRecordKey(project, record.id));
         continue;

@@ -186,68 +186,93 @@ describe("the same wrong-family config, when every POST commits and is answered 
   }, 120_000);
 });
 
-describe("the same wrong-family config, its apply killed -9 before it took the record back (posthog-2024)", () => {
-  // A proxy in front of the emulator holds the first clean-up (the PATCH that deletes the record
-  // under plugin_configs) unanswered, and the apply is killed while it waits.
-  async function killedBeforeTakingBack() {
-    const emulator = await startEmulator({
-      profile: "posthog-2024",
-      keys: [{ key: KEY, scopes: null, projects: "*" }],
+/**
+ * An apply of `manifestText` on posthog-2024, through a proxy that holds the first request `hold`
+ * picks (never answered, never sent on), killed -9 while it waits; `before` runs first, direct.
+ */
+async function killedWhileHeld(
+  manifestText: string,
+  hold: (method: string, body: string) => boolean,
+  before?: (direct: (...args: string[]) => ReturnType<typeof runBuiltCli>, cwd: string) => Promise<void>,
+) {
+  const emulator = await startEmulator({
+    profile: "posthog-2024",
+    keys: [{ key: KEY, scopes: null, projects: "*" }],
+  });
+  let holding = true;
+  let held: () => void = () => {};
+  const heldNow = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  const proxy = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    if (holding && hold(request.method ?? "GET", body.toString())) {
+      held();
+      return; // never answered
+    }
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => name !== "host" && name !== "connection"),
+    ) as Record<string, string>;
+    const answer = await fetch(`${emulator.url}${request.url}`, {
+      method: request.method ?? "GET",
+      headers,
+      ...(body.length > 0 ? { body } : {}),
     });
-    let holding = true;
-    let held: () => void = () => {};
-    const heldNow = new Promise<void>((resolve) => {
-      held = resolve;
-    });
-    const proxy = createServer(async (request, response) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      if (holding && request.method === "PATCH" && body.toString().includes('"deleted":true')) {
-        held();
-        return; // never answered
-      }
-      const headers = Object.fromEntries(
-        Object.entries(request.headers).filter(([name]) => name !== "host" && name !== "connection"),
-      ) as Record<string, string>;
-      const answer = await fetch(`${emulator.url}${request.url}`, {
-        method: request.method ?? "GET",
-        headers,
-        ...(body.length > 0 ? { body } : {}),
-      });
-      response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
-      response.end(Buffer.from(await answer.arrayBuffer()));
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    const directory = await temporaryDirectory();
-    cleanup.push(
-      () => emulator.close(),
-      () => new Promise<void>((resolve) => proxy.close(() => resolve())),
-      async () => proxy.closeAllConnections(),
-      () => directory.remove(),
+    response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
+    response.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const directory = await temporaryDirectory();
+  cleanup.push(
+    () => emulator.close(),
+    () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+    async () => proxy.closeAllConnections(),
+    () => directory.remove(),
+  );
+  // Every wait for a killed run's writes at 1/20 (PCSYNC_TIME_SCALE).
+  const env = { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: url, PCSYNC_TIME_SCALE: "0.05" };
+  const pcsync = (...args: string[]) => runBuiltCli(args, { env, cwd: directory.path });
+  if (before)
+    await before(
+      (...args) =>
+        runBuiltCli(args, {
+          env: { ...env, PCSYNC_BASE_URL: emulator.url },
+          cwd: directory.path,
+        }),
+      directory.path,
     );
-    // Every wait for a killed run's writes at 1/20 (PCSYNC_TIME_SCALE).
-    const env = { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: url, PCSYNC_TIME_SCALE: "0.05" };
-    const pcsync = (...args: string[]) => runBuiltCli(args, { env, cwd: directory.path });
-    const file = await writeManifest(directory.path, WRONG_FAMILY);
-    const planned = await pcsync("plan", "-f", file, "--out", "plan.json");
-    expect(planned.code, planned.stderr).toBe(0);
-    const killed = spawnCli(["apply", "--plan", "plan.json", "--journal", "run.jsonl"], {
-      env,
-      cwd: directory.path,
-    });
-    await heldNow;
-    killed.child.kill("SIGKILL");
-    await killed.done;
-    holding = false;
-    const live = () =>
-      emulator
-        .snapshot()
-        .records.filter((record) => record.name === "Wrong Family" && !record.deleted)
-        .map((record) => record.id);
-    expect(live()).toHaveLength(1);
-    return { pcsync, live };
+  const file = await writeManifest(directory.path, manifestText);
+  const planned = await pcsync("plan", "-f", file, "--out", "plan.json");
+  expect(planned.code, planned.stderr).toBe(0);
+  const killed = spawnCli(["apply", "--plan", "plan.json", "--journal", "run.jsonl"], {
+    env,
+    cwd: directory.path,
+  });
+  await heldNow;
+  killed.child.kill("SIGKILL");
+  await killed.done;
+  holding = false;
+  const live = () =>
+    emulator
+      .snapshot()
+      .records.filter((record) => record.name === "Wrong Family" && !record.deleted)
+      .map((record) => record.id);
+  return { pcsync, live, file };
+}
+
+describe("the same wrong-family config, its apply killed -9 before it took the record back (posthog-2024)", () => {
+  // The proxy holds the first clean-up (the PATCH that deletes the record under plugin_configs)
+  // unanswered, and the apply is killed while it waits.
+  async function killedBeforeTakingBack() {
+    const killed = await killedWhileHeld(
+      WRONG_FAMILY,
+      (method, body) => method === "PATCH" && body.includes('"deleted":true'),
+    );
+    expect(killed.live()).toHaveLength(1);
+    return killed;
   }
 
   it("is taken back by the resume, which fails the create as the apply would have", async () => {
@@ -274,5 +299,58 @@ describe("the same wrong-family config, its apply killed -9 before it took the r
     expect(rolledBack.stderr).toContain(`(copy of record ${made} in project 3 plugin_configs)`);
     expect(rolledBack.stdout).toContain(`delete "Wrong Family" (id ${made})`);
     expect(live()).toEqual([]);
+  });
+});
+
+describe("the same wrong-family config beside its own plugin_configs record, its create never sent on (posthog-2024)", () => {
+  // The manifest also manages the config, rightly, under plugin_configs. The apply's POST of the
+  // wrong-family copy is held by the proxy (the service never sees it) and the apply killed -9:
+  // its create went unanswered and made nothing. The plugin_configs record of that name and plugin
+  // was there before the run: no rollback, resume or new apply may take it for that create's.
+  const BOTH = [
+    "version: 1",
+    "projects:",
+    '  "3":',
+    "    plugin_configs:",
+    "      configs:",
+    "        - { name: Wrong Family, plugin: 1, enabled: true }",
+    "    pipeline_frontend_apps_configs:",
+    "      configs:",
+    "        - { name: Wrong Family, plugin: 1, enabled: true }",
+  ].join("\n");
+  const killedBeforeItsCreate = async () => {
+    let kept: number[] = [];
+    const killed = await killedWhileHeld(
+      BOTH,
+      (method) => method === "POST",
+      async (direct, cwd) => {
+        const own = await writeManifest(cwd, BOTH.split("\n").slice(0, 6).join("\n"), "own.yaml");
+        const made = await direct("apply", "-f", own, "--auto-approve");
+        expect(made.code, made.stderr).toBe(0);
+      },
+    );
+    kept = killed.live();
+    expect(kept).toHaveLength(1);
+    return { ...killed, kept };
+  };
+
+  it("is not found by a rollback of the killed run, which leaves the plugin_configs record alone", async () => {
+    const { pcsync, live, kept } = await killedBeforeItsCreate();
+    const rolledBack = await pcsync("rollback", "--journal", "run.jsonl", "--auto-approve");
+    expect(rolledBack.code, rolledBack.stdout + rolledBack.stderr).toBe(0);
+    expect(rolledBack.stdout + rolledBack.stderr).toContain("so it was never made; nothing to undo");
+    expect(live()).toEqual(kept);
+  });
+
+  it("is not taken back by a new apply or the resume: the plugin_configs record stays", async () => {
+    const { pcsync, live, kept, file } = await killedBeforeItsCreate();
+    const again = await pcsync("apply", "-f", file, "--auto-approve", "--journal", "again.jsonl");
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stdout + again.stderr).toMatch(/it was deleted again, so that no copy of it is left behind/);
+    expect(live()).toEqual(kept);
+    const resumed = await pcsync("apply", "--plan", "plan.json", "--resume", "--journal", "run.jsonl");
+    expect(resumed.stdout + resumed.stderr).not.toMatch(/stale|changed since/);
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(live()).toEqual(kept);
   });
 });

@@ -226,6 +226,7 @@ describe("resuming a saved plan whose run lost the answer to a create", () => {
         name: "Notification Bar",
         plugin: 1,
         send: { name: "Notification Bar", plugin: 1 },
+        kept: [] as number[],
         line: 2,
       },
     ],
