@@ -273,7 +273,8 @@ async function earlierRecordsOfRun(
   const mine = [...input.createdByRun].filter((id) => id !== ownId);
   // Each create sent unanswered made one record at most: as many records of the config as there
   // were such creates of it are theirs; more, and which are theirs cannot be told. A record that
-  // was there before such a create was sent is not its.
+  // was there before each such create was sent is none of theirs (one a resumed run's create saw
+  // may be the killed run's).
   const creates = (input.unansweredCreates ?? []).filter(
     (create) =>
       create.project === input.project &&
@@ -281,7 +282,7 @@ async function earlierRecordsOfRun(
       isRecordOfCreate(create, { name: change.name, plugin: change.fields.plugin?.to as number }),
   );
   const unanswered = creates.length;
-  const kept = new Set(creates.flatMap((create) => create.kept ?? []));
+  const keptByAll = (id: number) => unanswered > 0 && creates.every((create) => create.kept?.includes(id));
   if (mine.length === 0 && unanswered === 0) return [];
   try {
     const records = await listAllConfigs(client, input.project, listing);
@@ -289,7 +290,7 @@ async function earlierRecordsOfRun(
       (record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record),
     );
     const made = ofConfig.filter((record) => mine.includes(record.id));
-    const others = ofConfig.filter((record) => !mine.includes(record.id) && !kept.has(record.id));
+    const others = ofConfig.filter((record) => !mine.includes(record.id) && !keptByAll(record.id));
     const unansweredMade = others.length <= unanswered ? others : [];
     return [...made, ...unansweredMade].map((record) => record.id).sort((a, b) => a - b);
   } catch {

@@ -1,0 +1,67 @@
+// A create the service keeps in another family's list than asked (posthog-2024: a config asked of
+// the frontend apps whose plugin is none) is taken back by the apply that made it, with the records
+// that creates of a killed run sent unanswered may have made: never one that was there before each
+// of those creates was sent (the intent's `kept`).
+
+import { afterEach, expect, it } from "vitest";
+import { ApiClient } from "../../src/api/index.js";
+import { startEmulator } from "../../src/emulator/index.js";
+import { applyOnce } from "../support/apply-in-process.js";
+import { createRecord } from "../support/builders.js";
+import { KEY, loadDesired } from "../support/scenario.js";
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+const MANIFEST = [
+  "version: 1",
+  "projects:",
+  '  "1":',
+  "    pipeline_frontend_apps_configs:",
+  "      configs:",
+  "        - { name: Mislaid, plugin: 3, enabled: true }",
+].join("\n");
+
+it("takes back a killed run's record that its resume's create saw, and never the one both saw", async () => {
+  const emulator = await startEmulator({
+    profile: "posthog-2024",
+    keys: [{ key: KEY, scopes: null, projects: "*" }],
+  });
+  const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY, concurrency: 2 });
+  cleanup.push(
+    () => emulator.close(),
+    () => client.close(),
+  );
+  const body = { name: "Mislaid", plugin: 3, enabled: true, order: 1 };
+  // The manifest's own record of that name and plugin under plugin_configs, there before any run.
+  const before = await createRecord(client, "1", "plugin_configs", body);
+  // What the killed run's create made (the service keeps it under plugin_configs).
+  const killedRuns = await createRecord(client, "1", "pipeline_frontend_apps_configs", body);
+  const live = () =>
+    emulator
+      .snapshot()
+      .records.filter((record) => record.name === "Mislaid" && !record.deleted)
+      .map((record) => record.id);
+  expect(live()).toEqual([before.id, killedRuns.id]);
+
+  const unanswered = {
+    project: "1",
+    family: "pipeline_frontend_apps_configs" as const,
+    name: "Mislaid",
+    plugin: 3,
+  };
+  const { report } = await applyOnce(client, loadDesired(MANIFEST), {
+    unansweredCreates: [
+      // The killed run's create, and its resume's (which saw the killed run's record), both unanswered.
+      { ...unanswered, kept: [before.id] },
+      { ...unanswered, kept: [before.id, killedRuns.id] },
+    ],
+  });
+  expect(report.outcomes.map((outcome) => outcome.message)).toEqual([
+    expect.stringContaining(`it was deleted again (with record ${killedRuns.id}, made by an earlier run`),
+  ]);
+  expect(live()).toEqual([before.id]);
+});
