@@ -624,6 +624,22 @@ export const SEQUENCES: Sequence[] = [
     ],
     steps: [{ kind: "kill-apply", manifest: 0, writes: 2 }],
   },
+  {
+    seam: "the same killed apply, where plugin_configs holds a record of that name and plugin already: the new apply takes back the killed run's record, never that one",
+    profiles: ["posthog-2024"],
+    remote: [record("mislaid", "as-is", { project: "2" })],
+    manifests: [
+      manifest(null, { [PC]: family([{ name: "cfg-002" }]) }, { [FE]: family([{ name: "mislaid" }]) }),
+    ],
+    steps: [{ kind: "kill-apply", manifest: 0, writes: 2 }],
+  },
+  {
+    seam: "the same config protected, its apply killed -9 after its create and resumed: the record the service keeps under plugin_configs is taken back all the same",
+    profiles: ["posthog-2024"],
+    remote: [],
+    manifests: [manifest(null, { [PC]: family([]) }, { [FE]: family([{ name: "mislaid", protect: true }]) })],
+    steps: [{ kind: "kill-resume", manifest: 0, writes: 1 }],
+  },
 ];
 
 /**
