@@ -181,6 +181,7 @@ const LINE_WORDS: Record<string, string> = {
   name: "name is not text or null",
   send: "send is not an object",
   before: "before is not a list",
+  kept: "kept is not a list of record ids",
   status: `status is not one of ${STATUSES.join(", ")}`,
   records: "records is not a list",
   pluginTexts: "pluginTexts is not an object",

@@ -54,6 +54,11 @@ describe("a journal's lines", () => {
     expect(reasonFor(HEADER, { ...INTENT, op: "create" })).toMatch(
       /a create carries an id or a before image/,
     );
+    const create = { ...INTENT, op: "create", id: null, before: [] };
+    expect(reasonFor(HEADER, { ...create, kept: [5, "6"] })).toMatch(
+      /^j\.jsonl:2: kept is not a list of record ids\./,
+    );
+    expect(reasonFor(HEADER, { ...create, kept: [5] })).toBe("read");
     expect(reasonFor(HEADER, { type: "bogus" })).toMatch(/^j\.jsonl:2: unknown line type "bogus"/);
     expect(reasonFor({ ...HEADER, version: 2 })).toMatch(/^j\.jsonl:1: journal version 2 is not known/);
     expect(reasonFor({ ...HEADER, server: "" })).toMatch(/^j\.jsonl:1: server is missing/);
