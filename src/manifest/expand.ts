@@ -178,10 +178,7 @@ class Problems {
       if (project !== undefined && known.projects.at(-1) !== project) known.projects.push(project);
       return;
     }
-    if (severity === "error") {
-      this.errorCount += 1;
-      if (this.errorCount > MAX_EXPANSION_ERRORS) return;
-    }
+    if (severity === "error" && ++this.errorCount > MAX_EXPANSION_ERRORS) return;
     this.found.set(key, {
       severity,
       at,
@@ -655,14 +652,9 @@ function finishFamily(
 }
 
 /** Where the manifest names the project: its key under `projects:`, else its entry in a set's list. */
-function projectSourceOf(context: ProjectContext): SourceLocation | undefined {
-  if (context.block !== undefined) return context.block.source;
-  for (const set of context.sets) {
-    if (set.projects === "all") continue;
-    const named = set.projects.find((place) => place.name === context.project);
-    if (named !== undefined) return named.source;
-  }
-  return undefined;
+function projectSourceOf({ block, sets, project }: ProjectContext): SourceLocation | undefined {
+  const named = sets.flatMap((set) => (set.projects === "all" ? [] : set.projects));
+  return block?.source ?? named.find((place) => place.name === project)?.source;
 }
 
 /**
@@ -705,13 +697,8 @@ function describeUnknownTemplated(
   templated: readonly Entry[],
 ): string {
   const candidates = templated.map((entry) => entry.fields.name);
-  if (candidates.length === 0) {
+  if (candidates.length === 0)
     return `${key}: "${name}" names no templated config: no template used here provides ${family}`;
-  }
-  const suggestion = didYouMean(name, candidates);
-  const provided = candidates
-    .slice(0, 10)
-    .map((candidate) => `"${candidate}"`)
-    .join(", ");
-  return `${key}: "${name}" is not a config of the templates used here${suggestion || `; they provide ${provided}`}`;
+  const provided = candidates.slice(0, 10).map((candidate) => `"${candidate}"`);
+  return `${key}: "${name}" is not a config of the templates used here${didYouMean(name, candidates) || `; they provide ${provided.join(", ")}`}`;
 }
