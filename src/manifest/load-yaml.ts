@@ -346,16 +346,11 @@ class TreeConverter<Container, Slot> {
   }
 }
 
-function rangeOf(node: unknown): readonly number[] | undefined {
-  if (typeof node !== "object" || node === null || !("range" in node)) return undefined;
-  const range: unknown = node.range;
-  return Array.isArray(range) ? (range as number[]) : undefined;
-}
-
+/** Where a node of yaml's tree starts in the text (0 for none, such as a missing key). */
 function rangeStart(node: unknown): number {
-  return rangeOf(node)?.[0] ?? 0;
+  return (node as Node | null | undefined)?.range?.[0] ?? 0;
 }
 
 function rangeEnd(node: unknown): number {
-  return rangeOf(node)?.[1] ?? rangeStart(node);
+  return (node as Node | null | undefined)?.range?.[1] ?? rangeStart(node);
 }

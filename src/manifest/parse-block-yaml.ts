@@ -218,7 +218,9 @@ class BlockReader<Container, Slot> {
     if (keyEnd === undefined) giveUp();
     const key = this.keyText(column, keyEnd);
     // Merge keys and duplicates are errors, reported by the full parse with both positions.
-    if (key === "<<" || hasKey(frame, key)) giveUp();
+    frame.keys ??= new Set();
+    if (key === "<<" || frame.keys.has(key)) giveUp();
+    frame.keys.add(key);
     const slot = this.builder.entrySlot(frame.container, key, column, keyEnd);
     const content = this.skipSpaces(keyEnd + 1);
     if (this.isEndOfContent(content)) {
@@ -237,10 +239,9 @@ class BlockReader<Container, Slot> {
     if (first === 0x22 /* " */ || first === 0x27 /* ' */) {
       const close = this.findQuoteEnd(column);
       if (close === undefined) giveUp();
-      if (close < lineEnd && text.charCodeAt(close) === 0x3a /* : */ && this.isSpaceOrEnd(close + 1)) {
-        return close;
-      }
-      return undefined;
+      return close < lineEnd && text.charCodeAt(close) === 0x3a /* : */ && this.isSpaceOrEnd(close + 1)
+        ? close
+        : undefined;
     }
     for (let colon = column; colon < lineEnd; colon++) {
       if (text.charCodeAt(colon) === 0x3a && this.isSpaceOrEnd(colon + 1)) {
@@ -340,14 +341,6 @@ class BlockReader<Container, Slot> {
   private fillEmpty(pending: Pending<Slot>): void {
     this.builder.scalar(null, pending.emptyAt, pending.emptyAt, pending.slot);
   }
-}
-
-/** Whether the map of `frame` has `key` already; remembers it otherwise. */
-function hasKey(frame: Frame<unknown>, key: string): boolean {
-  frame.keys ??= new Set();
-  if (frame.keys.has(key)) return true;
-  frame.keys.add(key);
-  return false;
 }
 
 /** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
