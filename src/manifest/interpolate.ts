@@ -122,7 +122,6 @@ export function resolveTextWith(variables: ManifestVariables): (text: string) =>
 
 function describeUnset(name: string, variables: ManifestVariables): string {
   const envName = `${VARIABLE_ENV_PREFIX}${name}`;
-  const ways = `set ${envName} in the environment, pass --var ${name}=VALUE or a --var-file, or give a default: \${${name}:-value}`;
   if (name.startsWith(VARIABLE_ENV_PREFIX) && name.length > VARIABLE_ENV_PREFIX.length) {
     const short = name.slice(VARIABLE_ENV_PREFIX.length);
     return `variable ${name} is not set; write \${${short}}: the ${VARIABLE_ENV_PREFIX} prefix belongs only on the environment variable (${name} sets \${${short}})`;
@@ -131,7 +130,7 @@ function describeUnset(name: string, variables: ManifestVariables): string {
   if (variables.unprefixedEnvironmentNames?.has(name)) {
     return `variable ${name} is not set: pcsync no longer reads the environment variable ${name} (a manifest could read any secret that way); set ${envName} or pass --var ${name}=VALUE`;
   }
-  return `variable ${name} is not set; ${ways}`;
+  return `variable ${name} is not set; set ${envName} in the environment, pass --var ${name}=VALUE or a --var-file, or give a default: \${${name}:-value}`;
 }
 
 function describeBadReference(inner: string): string {

@@ -226,21 +226,15 @@ function schemasAt(schema: JsonSchema, path: readonly (string | number)[]): Json
 }
 
 function expand(root: JsonSchema, schema: JsonSchema): JsonSchema[] {
-  const result = [schema];
+  const parts = Array.isArray(schema.allOf) ? schema.allOf.map(asRecord) : [];
   const reference = schema.$ref;
   if (typeof reference === "string" && reference.startsWith("#/")) {
     // Any local pointer (a template's field refers to `#/definitions/config/properties/plugin`).
     let target: JsonSchema | undefined = root;
     for (const segment of reference.slice(2).split("/")) target = asRecord(target?.[segment]);
-    if (target !== undefined) for (const each of expand(root, target)) result.push(each);
+    parts.unshift(target);
   }
-  if (Array.isArray(schema.allOf)) {
-    for (const part of schema.allOf) {
-      const partSchema = asRecord(part);
-      if (partSchema !== undefined) for (const each of expand(root, partSchema)) result.push(each);
-    }
-  }
-  return result;
+  return [schema, ...parts.flatMap((part) => (part === undefined ? [] : expand(root, part)))];
 }
 
 function schemaTypesAt(schema: JsonSchema, path: readonly (string | number)[]): Set<string> {

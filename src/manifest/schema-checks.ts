@@ -86,8 +86,14 @@ function describeValueError(
       const where = path.length === 0 ? "at the top of the manifest" : `in ${label}`;
       return `missing required key "${missing}" ${where}${hint === undefined ? "" : `; ${hint}`}`;
     }
-    case "type":
-      return describeTypeError(label, String(params.type), actual, field);
+    case "type": {
+      const expected = String(params.type);
+      const wanted = expected
+        .split(",")
+        .map((type) => TYPE_WORDS[type] ?? type)
+        .join(" or ");
+      return `${label} must be ${wanted}, got ${describeValue(actual)}${typeHint(expected, actual, field)}`;
+    }
     case "const":
       return `${label} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(actual)}; this pcsync reads manifest version 1`;
     case "minimum":
@@ -140,19 +146,6 @@ function describeEnumError(
   const label = `"${String(key)}"${inList ? " entry" : ""} ${describeValue(actual)}`;
   const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
   return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
-}
-
-function describeTypeError(
-  label: string,
-  expected: string,
-  actual: unknown,
-  field: string | number | undefined,
-): string {
-  const wanted = expected
-    .split(",")
-    .map((type) => TYPE_WORDS[type] ?? type)
-    .join(" or ");
-  return `${label} must be ${wanted}, got ${describeValue(actual)}${typeHint(expected, actual, field)}`;
 }
 
 /** How to write what was meant, for the usual slips: a number or yes/no where text goes, and back. */
