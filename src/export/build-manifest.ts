@@ -61,10 +61,6 @@ export interface ExportResult {
   marks: ExportedMark[];
 }
 
-function sortByOrder(records: readonly PluginConfigRecord[]): PluginConfigRecord[] {
-  return [...records].sort((a, b) => a.order - b.order || a.plugin - b.plugin || a.id - b.id);
-}
-
 interface Exportable {
   record: PluginConfigRecord;
   name: string;
@@ -168,7 +164,9 @@ export function buildManifest(input: ExportInput): ExportResult {
     if (!entry) continue;
     // A record that another family's list holds too is exported once, under its own family.
     const otherIds = idsOfOtherFamilies(family, lists);
-    const listed = sortByOrder(entry.records.filter((record) => !otherIds.has(record.id)));
+    const listed = entry.records
+      .filter((record) => !otherIds.has(record.id))
+      .sort((a, b) => a.order - b.order || a.plugin - b.plugin || a.id - b.id);
     // Written as they are (the export must plan back to no changes), but said: see order-ties.ts.
     for (const { order, items } of groupTiedOrders(listed)) {
       const named = items.map(

@@ -206,14 +206,13 @@ function decideExplicitOrders(
       return { key, templateKeys };
     });
   });
-  for (let changed = true; changed; ) {
-    changed = false;
+  // Until a pass adds nothing.
+  for (let before = -1; before < projects.size + templates.size; ) {
+    before = projects.size + templates.size;
     for (const { key, templateKeys } of projectFamilies) {
       if (!projects.has(key) && !templateKeys.some((templateKey) => templates.has(templateKey))) continue;
-      const before = projects.size + templates.size;
       projects.add(key);
       for (const templateKey of templateKeys) templates.add(templateKey);
-      if (projects.size + templates.size > before) changed = true;
     }
   }
   return { projects, templates };

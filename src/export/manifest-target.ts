@@ -54,7 +54,12 @@ export function parseManifestTarget(text: string, fileName: string): { document:
       problem: `is not valid YAML (${document.errors[0]?.message.split("\n")[0]}); fix it, or export to a new file`,
     });
   }
-  return { document, root: manifestRoot(document, fileName) };
+  const problem = notAManifest(document);
+  if (problem === undefined && isMap(document.contents)) return { document, root: document.contents };
+  throw new InputError("export_target_invalid", {
+    file: fileName,
+    problem: `is not a pcsync manifest (${problem ?? "its top level is not a mapping"}); it was left as it is. ${REMEDY}, or remove ${fileName} first`,
+  });
 }
 
 /**
@@ -68,13 +73,4 @@ export function ownerOfTarget(
 ): string | undefined {
   const owner = parseManifestTarget(text, fileName).root.get("owner");
   return typeof owner === "string" ? resolveText(owner) : undefined;
-}
-
-function manifestRoot(document: Document, fileName: string): YAMLMap {
-  const problem = notAManifest(document);
-  if (problem === undefined && isMap(document.contents)) return document.contents;
-  throw new InputError("export_target_invalid", {
-    file: fileName,
-    problem: `is not a pcsync manifest (${problem ?? "its top level is not a mapping"}); it was left as it is. ${REMEDY}, or remove ${fileName} first`,
-  });
 }

@@ -236,11 +236,10 @@ function setOwner(
     contents.items.splice(after + 1, 0, document.createPair("owner", owner));
     return;
   }
-  const written = scalarValue(current);
   // `owner: ${OWNER}` says what it interpolates to, with the variables plan would use.
   if (!sameValue(current, owner, resolveText))
     warn(
-      `says owner: ${JSON.stringify(written)}, but the exported records carry the mark of owner ${JSON.stringify(owner)}; owner: is left as it is; plan refuses those records as another owner's until it names theirs`,
+      `says owner: ${JSON.stringify(scalarValue(current))}, but the exported records carry the mark of owner ${JSON.stringify(owner)}; owner: is left as it is; plan refuses those records as another owner's until it names theirs`,
     );
 }
 
