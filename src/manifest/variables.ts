@@ -82,7 +82,7 @@ export function resolveVariables(inputs: VariableInputs): ResolvedVariables {
     // Loops, not push(...list): spreading a long list into a call overflows the stack.
     appendAll(errors, parsed.errors);
     appendAll(warnings, parsed.warnings);
-    for (const entry of parsed.entries) values.set(entry.name, entry.variable);
+    for (const [name, variable] of parsed.entries) values.set(name, variable);
   }
   for (const { name, value } of inputs.assignments ?? [])
     values.set(name, { value, origin: `--var ${name}` });
@@ -121,11 +121,6 @@ export function parseVariableAssignment(argument: string): VariableAssignment | 
   return { name, value: argument.slice(equals + 1) };
 }
 
-interface VarFileEntry {
-  name: string;
-  variable: ManifestVariable;
-}
-
 const VAR_FILE_SHAPE = "a var file is a YAML mapping of `NAME: value` lines";
 
 /**
@@ -133,7 +128,8 @@ const VAR_FILE_SHAPE = "a var file is a YAML mapping of `NAME: value` lines";
  * messages name positions and keys, never values (nor the parser's own text, which can quote them).
  */
 export function parseVarFile(source: ManifestSource): {
-  entries: VarFileEntry[];
+  /** Each variable's name and value, in the order written. */
+  entries: [string, ManifestVariable][];
   errors: ManifestDiagnostic[];
   warnings: ManifestDiagnostic[];
 } {
@@ -165,7 +161,7 @@ export function parseVarFile(source: ManifestSource): {
     fail(root.offset, `${VAR_FILE_SHAPE}, such as \`PLUGIN_ID: 12\``);
     return { entries: [], errors, warnings };
   }
-  const entries: VarFileEntry[] = [];
+  const entries: [string, ManifestVariable][] = [];
   for (const entry of read) {
     if (!VARIABLE_NAME.test(entry.key)) {
       fail(
@@ -182,7 +178,7 @@ export function parseVarFile(source: ManifestSource): {
       continue;
     }
     const { line, col } = parsed.positionAt(entry.keyOffset);
-    entries.push({ name: entry.key, variable: { value: entry.value, origin: `${file}:${line}:${col}` } });
+    entries.push([entry.key, { value: entry.value, origin: `${file}:${line}:${col}` }]);
   }
   return { entries, errors, warnings };
 }

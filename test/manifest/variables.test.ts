@@ -33,7 +33,7 @@ describe("var files", () => {
   function parse(text: string) {
     const result = parseVarFile({ file: "vars.yaml", text });
     return {
-      values: Object.fromEntries(result.entries.map((entry) => [entry.name, entry.variable.value])),
+      values: Object.fromEntries(result.entries.map(([name, variable]) => [name, variable.value])),
       errors: result.errors.map(formatDiagnostic),
       warnings: result.warnings.map(formatDiagnostic),
     };
