@@ -74,9 +74,9 @@ export function readManifestBlocks(
   const root = asRecord(plain.value);
   if (root === undefined) return { read, errors, warnings };
 
-  const server = asRecord(root.server);
-  if (server !== undefined && typeof server.base_url === "string")
-    read.baseUrl = { value: server.base_url, source: reader.at(["server", "base_url"]) };
+  const baseUrl = asRecord(root.server)?.base_url;
+  if (typeof baseUrl === "string")
+    read.baseUrl = { value: baseUrl, source: reader.at(["server", "base_url"]) };
   if (typeof root.owner === "string") read.owner = { value: root.owner, source: reader.at(["owner"]) };
   const rollout = readRollout(root.rollout, file, plain.locations, errors, warnings);
   if (rollout !== undefined) read.rollout = rollout;
@@ -96,11 +96,9 @@ export function readManifestBlocks(
       families: reader.families(asRecord(template), path, "", `template "${name}"`, []),
     });
   }
-  if (Array.isArray(root.project_sets)) {
-    root.project_sets.forEach((value, index) => {
-      const set = asRecord(value);
-      if (set !== undefined) read.blocks.sets.push(reader.projectSet(set, index));
-    });
+  for (const [index, value] of (Array.isArray(root.project_sets) ? root.project_sets : []).entries()) {
+    const set = asRecord(value);
+    if (set !== undefined) read.blocks.sets.push(reader.projectSet(set, index));
   }
   for (const [project, value] of Object.entries(asRecord(root.projects) ?? {})) {
     const path = ["projects", project];
