@@ -119,16 +119,13 @@ function selectExportable(
       continue;
     }
     const ids = (byName.get(record.name) ?? []).map((same) => same.id);
-    if (ids.length === 1) {
-      selected.push({ record, name: record.name, pin: false });
-      continue;
-    }
     const kept = ids.reduce((lowest, id) => Math.min(lowest, id));
     if (record.id !== kept) continue;
-    warnings.push(
-      `${ids.length} records in ${family} are named "${record.name}" (ids ${ids.sort((a, b) => a - b).join(", ")}): a name identifies one config, so only id ${kept} is exported, pinned by id; the others are left alone. To manage them, add them with new names and their "id:" (apply renames them).`,
-    );
-    selected.push({ record, name: record.name, pin: true });
+    if (ids.length > 1)
+      warnings.push(
+        `${ids.length} records in ${family} are named "${record.name}" (ids ${ids.sort((a, b) => a - b).join(", ")}): a name identifies one config, so only id ${kept} is exported, pinned by id; the others are left alone. To manage them, add them with new names and their "id:" (apply renames them).`,
+      );
+    selected.push({ record, name: record.name, pin: ids.length > 1 });
   }
   return withoutLookAlikes(selected, family, warnings);
 }

@@ -72,15 +72,6 @@ interface Group {
   lowestOrders: number[];
 }
 
-function lowestOrders(entries: readonly Entry[]): number[] {
-  // A loop, not Math.min(...orders): a family may hold more configs than a call takes arguments.
-  return FAMILY_NAMES.map((family) => {
-    let lowest = Number.POSITIVE_INFINITY;
-    for (const entry of entries) if (entry.family === family) lowest = Math.min(lowest, entry.config.order);
-    return lowest;
-  });
-}
-
 function compareGroups(a: Group, b: Group): number {
   for (let index = 0; index < a.lowestOrders.length; index++) {
     const difference = (a.lowestOrders[index] ?? 0) - (b.lowestOrders[index] ?? 0);
@@ -122,7 +113,11 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
       (a, b) => FAMILY_NAMES.indexOf(a.family) - FAMILY_NAMES.indexOf(b.family) || byOrderThenName(a, b),
     );
     group.sortKey = group.entries.map((entry) => entry.key).join("\n");
-    group.lowestOrders = lowestOrders(group.entries);
+    // Sorted so, a family's first entry has its lowest order (none: infinity).
+    group.lowestOrders = FAMILY_NAMES.map(
+      (family) =>
+        group.entries.find((entry) => entry.family === family)?.config.order ?? Number.POSITIVE_INFINITY,
+    );
   }
   groups.sort(compareGroups);
   for (const [index, group] of groups.entries()) group.name = `shared-${index + 1}`;

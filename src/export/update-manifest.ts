@@ -275,18 +275,14 @@ export function updateManifestText(
     const used = new Set<YAMLMap>();
     const unusedWith = (field: "id" | "name", value: unknown) =>
       existing.find((item) => !used.has(item) && sameValue(item.get(field, true), value, resolveText));
-    const take = (config: ExportedConfig): YAMLMap | undefined => {
-      const match =
-        (config.id === undefined ? undefined : unusedWith("id", config.id)) ??
-        unusedWith("name", config.name);
-      if (match) used.add(match);
-      return match;
-    };
     // The new sequence is in the remote order (list position may be the order); existing items
     // keep their comments and key order, records that are gone are dropped.
     seq.items = family.configs.map((config) => {
-      const node = take(config);
+      const node =
+        (config.id === undefined ? undefined : unusedWith("id", config.id)) ??
+        unusedWith("name", config.name);
       if (!node) return document.createNode(escapeConfig(config));
+      used.add(node);
       updateConfigNode(node, config, document, resolveText);
       return node;
     });
