@@ -460,7 +460,6 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     for (const item of block.configs ?? []) add(entryOf(item, application, application.use.source), true);
   }
   const templatePrune = agreedPrune(settingBlocks, `, both templates used for ${family}`, family, context);
-  const templated = firstUse !== undefined;
   // Until own configs are added, every entry is a templated one: what omit and overrides may name.
   const templatedEntry = (key: "omit" | "overrides", named: NamedPlace, inherited: string | undefined) => {
     const entry = byName.get(lookAlikeKey(named.name));
@@ -492,12 +491,10 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   }
   for (const { set, block } of overriding) {
     for (const item of block.configs ?? []) add(entryOf(item, block, set?.source), set !== undefined);
-    if (block.configs === undefined && !templated && !context.usesUnknownTemplate) {
+    if (block.configs === undefined && firstUse === undefined && !context.usesUnknownTemplate) {
       problems.add(block.valueSource, missingConfigs(family, true), set === undefined ? undefined : project);
     }
   }
-  if (!templated && overriding.length === 0) return undefined;
-
   const prune =
     own?.prune?.value ??
     agreedPrune(
@@ -508,7 +505,8 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
     ) ??
     templatePrune ??
     false;
-  const source = own?.source ?? overriding[0]?.block.source ?? firstUse ?? context.block?.source;
+  // Neither a template nor a block of the project or its sets gives the family: nothing to expand.
+  const source = own?.source ?? overriding[0]?.block.source ?? firstUse;
   if (source === undefined) return undefined;
   const kept = entries.filter((entry) => entry.omittedAt === undefined);
   for (const { block } of overriding) settingBlocks.push(block);
