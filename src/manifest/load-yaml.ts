@@ -285,8 +285,7 @@ class TreeConverter<Container, Slot> {
       if (!this.yaml.isPair(pair)) continue;
       const keyNode = pair.key;
       // `: value` without a key has no range of its own: point at the value.
-      const keyStart =
-        keyNode === null || keyNode === undefined ? rangeStart(pair.value) : rangeStart(keyNode);
+      const keyStart = rangeStart(keyNode ?? pair.value);
       const keyEnd = Math.max(keyStart, rangeEnd(keyNode));
       const keyPosition = this.positionAt(keyStart);
       const key = this.keyText(keyNode, keyPosition);

@@ -60,9 +60,8 @@ function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem
   const params = error.params as Record<string, unknown>;
   if (error.keyword === "additionalProperties") {
     const key = String(params.additionalProperty);
-    const keyLocation = plain.locations.lookup([...path, key]);
     return {
-      position: keyLocation?.key ?? location.value,
+      position: plain.locations.lookup([...path, key])?.key ?? location.value,
       message: describeUnknownKey(key, path),
     };
   }

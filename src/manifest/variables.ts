@@ -144,15 +144,9 @@ export function parseVarFile(source: ManifestSource): {
   const { root, entries: read } = parsed.built;
   if (parsed.fatal && root === undefined) {
     const position = parsed.errors[0]?.position ?? { line: 1, col: 1 };
+    const message = `not valid YAML here; ${VAR_FILE_SHAPE} (quote a value that contains \`: \`, \`#\` or starts with a special character)`;
     // One error is enough: past the first syntax error the parser's positions are guesses.
-    errors.push(
-      makeError(
-        file,
-        position,
-        `not valid YAML here; ${VAR_FILE_SHAPE} (quote a value that contains \`: \`, \`#\` or starts with a special character)`,
-      ),
-    );
-    return { entries: [], errors, warnings };
+    return { entries: [], errors: [makeError(file, position, message)], warnings };
   }
   // The other errors (duplicate keys, merge keys, aliases, nesting) name keys and anchors only.
   for (const problem of parsed.errors) errors.push(makeError(file, problem.position, problem.message));
