@@ -103,10 +103,30 @@ function describeValueError(
       return `${label} is ${typeof actual === "string" ? [...actual].length : "too many"} characters long; the service accepts at most ${String(params.limit)}, shorten it`;
     case "minLength":
       return `${label} must not be empty`;
-    case "pattern":
-      return describePatternError(label, field, actual, path.at(-3) === "waves");
-    case "enum":
-      return describeEnumError(path, actual, (params.allowedValues as unknown[]).map(String));
+    case "pattern": {
+      // A wave's name is a short label; a config's may be any one line of printable text.
+      if (field === "name" && path.at(-3) === "waves")
+        return `${label} must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got ${describeValue(actual)}`;
+      const control = field === "name" && typeof actual === "string" ? controlCharacterIn(actual) : undefined;
+      if (control !== undefined)
+        return `${label} contains a control character (${control}); names are one line of printable text`;
+      if (field === "base_url")
+        return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
+      if (typeof field === "string" && field.endsWith("_env"))
+        return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
+      if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;
+      if (field === "bake")
+        return `${label} must be a duration such as 30s, 10m, 1h or 1h30m, got ${describeValue(actual)}`;
+      return `${label} has an invalid format: ${describeValue(actual)}`;
+    }
+    case "enum": {
+      // A value outside a fixed list (`fields: al`, `ignore_fields: [enabeld]`): the list, and a close one.
+      const allowed = (params.allowedValues as unknown[]).map(String);
+      const inList = typeof field === "number";
+      const written = `"${String(inList ? path.at(-2) : field)}"${inList ? " entry" : ""} ${describeValue(actual)}`;
+      const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
+      return `${written} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
+    }
     case "uniqueItems":
       return `${label} lists ${describeValue(valueAt(root, [...path, Number(params.j)]))} twice; keep one`;
     case "format":
@@ -131,20 +151,6 @@ function describeUnknownKey(key: string, path: readonly (string | number)[]): st
     .map((name) => `"${name}"`)
     .join(", ");
   return `unknown ${noun} "${key}"; ${isProject ? "the families are" : "allowed here"}: ${list}`;
-}
-
-/** A value outside a fixed list (`fields: al`, `ignore_fields: [enabeld]`): did you mean, else the list. */
-function describeEnumError(
-  path: readonly (string | number)[],
-  actual: unknown,
-  allowed: readonly string[],
-): string {
-  const last = path.at(-1);
-  const inList = typeof last === "number";
-  const key = inList ? path.at(-2) : last;
-  const label = `"${String(key)}"${inList ? " entry" : ""} ${describeValue(actual)}`;
-  const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
-  return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
 }
 
 /** How to write what was meant, for the usual slips: a number or yes/no where text goes, and back. */
@@ -188,28 +194,6 @@ const TYPE_WORDS: Partial<Record<string, string>> = {
   object: "a mapping of keys to values",
   array: "a list (`- item` lines)",
 };
-
-function describePatternError(
-  label: string,
-  field: string | number | undefined,
-  actual: unknown,
-  ofWave: boolean,
-): string {
-  // A wave's name is a short label; a config's may be any one line of printable text.
-  if (field === "name" && ofWave)
-    return `${label} must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got ${describeValue(actual)}`;
-  const control = field === "name" && typeof actual === "string" ? controlCharacterIn(actual) : undefined;
-  if (control !== undefined)
-    return `${label} contains a control character (${control}); names are one line of printable text`;
-  if (field === "base_url")
-    return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
-  if (typeof field === "string" && field.endsWith("_env"))
-    return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
-  if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;
-  if (field === "bake")
-    return `${label} must be a duration such as 30s, 10m, 1h or 1h30m, got ${describeValue(actual)}`;
-  return `${label} has an invalid format: ${describeValue(actual)}`;
-}
 
 /** What an item of these lists is called in a message; an item of any other list is an entry. */
 const LIST_ITEM_NOUNS: Partial<Record<string, string>> = {
