@@ -4,6 +4,7 @@
 
 import type { PluginConfigRecord } from "../api/index.js";
 import type { FamilyName } from "../families.js";
+import { nounAndList } from "../plural.js";
 import { locateSecrets, type SecretRegistry } from "../redact.js";
 import type { ExportResult } from "./build-manifest.js";
 
@@ -17,15 +18,12 @@ export function locateSecretsInExport(
   for (const family of result.families) {
     const records = read.find((item) => item.family === family.family)?.records ?? [];
     for (const config of family.configs) {
-      const fields = locateSecrets(config, secrets).map((path) => String(path[0]));
+      const fields = [...new Set(locateSecrets(config, secrets).map((path) => String(path[0])))];
       if (fields.length === 0) continue;
       // Exported names are unique in their family; a config without `id:` is found by its name.
       const id = config.id ?? records.find((record) => record.name === config.name)?.id;
       const record = id === undefined ? "a record" : `record ${id}`;
-      const named = [...new Set(fields)];
-      places.push(
-        `project ${result.project} ${family.family} ${record}, ${named.length === 1 ? "field" : "fields"} ${named.join(", ")}`,
-      );
+      places.push(`project ${result.project} ${family.family} ${record}, ${nounAndList(fields, "field")}`);
     }
   }
   return places;

@@ -173,15 +173,14 @@ function loadOneManifest(
   variables: ManifestVariables,
 ): { errors: ManifestDiagnostic[]; warnings: ManifestDiagnostic[]; loaded: LoadedManifestFile | undefined } {
   const { file } = source;
-  const toErrors = (problems: readonly YamlProblem[]) =>
-    problems.map((problem) => makeError(file, problem.position, problem.message));
-  const toWarnings = (problems: readonly YamlProblem[]) =>
-    problems.map((problem) => makeWarning(file, problem.position, problem.message));
+  const diagnose = (make: typeof makeError, problems: readonly YamlProblem[]) =>
+    problems.map((problem) => make(file, problem.position, problem.message));
 
   // Read and interpolated into the plain value ajv checks, without a parse tree.
   const parsed = parseYaml(source.text, () => new PlainBuilder(source.text, variables));
-  const warnings = toWarnings(parsed.warnings);
-  if (parsed.fatal) return { errors: capErrors(file, toErrors(parsed.errors)), warnings, loaded: undefined };
+  const warnings = diagnose(makeWarning, parsed.warnings);
+  if (parsed.fatal)
+    return { errors: capErrors(file, diagnose(makeError, parsed.errors)), warnings, loaded: undefined };
   const { plain, errors: interpolation } = parsed.built.finish(parsed.positionAt);
   if (plain === undefined) {
     const error = makeError(file, { line: 1, col: 1 }, "file is empty; a manifest starts with `version: 1`");
@@ -190,7 +189,7 @@ function loadOneManifest(
 
   const schema = validateManifestSchema(plain);
   const checked = readManifestBlocks(file, plain);
-  appendAll(warnings, toWarnings(checked.warnings));
+  appendAll(warnings, diagnose(makeWarning, checked.warnings));
 
   // A value whose variable is unset (or whose anchor is unknown) fails the schema too; that second
   // error, on the same line, would only repeat the first.
@@ -199,7 +198,7 @@ function loadOneManifest(
   const consequences = [...schema.errors, ...checked.errors].filter(
     (problem) => !earlyLines.has(problem.position.line),
   );
-  const errors = capErrors(file, toErrors([...earlyErrors, ...consequences]), schema.omitted);
+  const errors = capErrors(file, diagnose(makeError, [...earlyErrors, ...consequences]), schema.omitted);
   return { errors, warnings, loaded: { ...checked.read, valid: errors.length === 0 } };
 }
 

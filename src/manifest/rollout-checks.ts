@@ -35,9 +35,9 @@ export function readRollout(
 ): RolloutFact | undefined {
   const rollout = asRecord(value);
   if (rollout === undefined) return undefined;
+  const rolloutKey = locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 };
   const at = (path: readonly (string | number)[]): Position =>
-    locations.lookup(["rollout", ...path])?.value ??
-    locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 };
+    locations.lookup(["rollout", ...path])?.value ?? rolloutKey;
   const placed = ({ line, col }: Position): SourceLocation => ({ file, line, col });
 
   const waves: RolloutWaveSpec[] = [];
@@ -138,7 +138,7 @@ export function readRollout(
     health,
     failureBudget: orDefault(rollout.failure_budget, ROLLOUT_DEFAULTS.failureBudget),
     onFailure: rollout.on_failure === "halt" ? "halt" : ROLLOUT_DEFAULTS.onFailure,
-    source: placed(locations.lookup(["rollout"])?.key ?? { line: 1, col: 1 }),
+    source: placed(rolloutKey),
     projectSources,
   };
 }
