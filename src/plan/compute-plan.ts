@@ -139,12 +139,11 @@ export function computePlan(
       planned?.get(project) ?? planProject(project, families, currentByProject.get(project) ?? [], withOwner),
   );
   if (!withOwner.refuseFamilyOnly) return { ...assemblePlan(parts, withOwner), refused: [] };
-  const refused: PlanDiagnostic[] = [];
-  const kept = parts.map((part) => {
-    const errors: PlanDiagnostic[] = [];
-    for (const error of part.errors) (error.refused === true ? refused : errors).push(error);
-    return { ...part, errors };
-  });
+  const refused = parts.flatMap((part) => part.errors.filter((error) => error.refused === true));
+  const kept = parts.map((part) => ({
+    ...part,
+    errors: part.errors.filter((error) => error.refused !== true),
+  }));
   return { ...assemblePlan(kept, withOwner), refused };
 }
 
@@ -172,19 +171,7 @@ export function planProject(
   const claims = claimRecords(input, part.errors, owner);
   for (const family of FAMILY_NAMES) {
     const desiredFamily = input.desired.get(family);
-    if (!desiredFamily) continue;
-    const records = input.current.get(family)?.records ?? [];
-    const familyPlan = planFamily(input, desiredFamily, records, claims, options, owner);
-    appendAll(part.errors, familyPlan.errors);
-    appendAll(part.changes, familyPlan.changes);
-    if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
-    part.families.push(familyPlan.report);
-    appendAll(part.guards, familyPlan.guards);
-    const byId = new Map(records.map((record) => [record.id, record]));
-    for (const id of familyPlan.touchedIds) {
-      const record = byId.get(id);
-      if (record) part.fingerprints[recordKey(project, family, id)] = fingerprintRecord(record);
-    }
+    if (desiredFamily) planFamily(part, input, desiredFamily, claims, options, owner);
   }
   return part;
 }
@@ -376,24 +363,17 @@ function lookAlikeNote(from: string | null, to: string): Pick<PlannedChange, "lo
   return { lookAlike: describeLookAlike(from, to) };
 }
 
-interface FamilyPlan {
-  errors: PlanDiagnostic[];
-  changes: PlannedChange[];
-  reorder: PlannedReorder | undefined;
-  report: FamilyReport;
-  guards: GuardViolation[];
-  touchedIds: number[];
-}
-
+/** Plans one family of the project, adding its changes, reorder, report, guards and fingerprints to `part`. */
 function planFamily(
+  part: ProjectPlan,
   input: ProjectInput,
   desiredFamily: DesiredFamily,
-  listed: readonly PluginConfigRecord[],
   claims: Claims,
   options: PlanOptions,
   owner: OwnerSettings | undefined,
-): FamilyPlan {
+): void {
   const { project, family } = desiredFamily;
+  const listed = input.current.get(family)?.records ?? [];
   const familySource = formatSource(desiredFamily.source);
   // A record of another family that this family's list also shows is that family's, unless a
   // config of this family claims it.
@@ -404,7 +384,6 @@ function planFamily(
     return !otherIds.has(record.id);
   });
 
-  const errors: PlanDiagnostic[] = [];
   const changes: PlannedChange[] = [];
   const moves: OrderMove[] = [];
   // Where each config stands once the plan is applied, to find the orders it shares (order-ties.ts).
@@ -413,7 +392,7 @@ function planFamily(
   const claimedNames = new Map<object, string | null>();
   const refuse = (conflict: OwnerConflict, owner: OwnerSettings, source: string) => {
     const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
-    errors.push({ project, family, message, source, refused: true });
+    part.errors.push({ project, family, message, source, refused: true });
   };
 
   for (const config of desiredFamily.configs) {
@@ -499,12 +478,6 @@ function planFamily(
   const orderTies: OrderTie[] = findOrderTies(placed, unmanaged);
 
   const selected = selectTargets(changes, moves, options.targets);
-  const touchedIds = [
-    ...selected.changes.flatMap((change) =>
-      change.action === "create" || change.id === null ? [] : [change.id],
-    ),
-    ...selected.moves.map((move) => move.id),
-  ];
   const protect = protectEntries(desiredFamily, claimedNames);
   const where = { project, family, source: familySource };
   // An owner's prune is measured against the records it may delete or keeps: its own, less those
@@ -531,41 +504,39 @@ function planFamily(
     options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent,
   );
   const protectedGuard = findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []);
-  const guards = [protectedGuard, deleteGuard, updateGuard].filter((guard) => guard !== undefined);
-
-  return {
-    errors,
-    changes: selected.changes,
-    reorder:
-      selected.moves.length > 0
-        ? { project, family, moves: selected.moves, source: familySource }
-        : undefined,
-    report: {
-      project,
-      family,
-      prune: desiredFamily.prune,
-      recordCount: owned.length,
-      membership: fingerprintMembership(listed),
-      ...(showsOtherFamiliesOf(family, input.current.values())
-        ? { ownMembership: fingerprintMembership(listed.filter((record) => !otherIds.has(record.id))) }
-        : {}),
-      unmanaged: unmanaged.map((record) => ({
-        id: record.id,
-        name: record.name,
-        plugin: record.plugin,
-        order: record.order,
-        enabled: record.enabled,
-        ...unmanagedOwner(owner, record),
-      })),
-      ...(orderTies.length > 0 ? { orderTies } : {}),
-      ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
-      ...(protect.length > 0 ? { protect } : {}),
-      ...(ignored > 0 ? { ignored } : {}),
-      ...(selected.reorderLeftOut ? { reorderLeftOut: true as const } : {}),
-    },
-    guards,
-    touchedIds,
-  };
+  for (const guard of [protectedGuard, deleteGuard, updateGuard]) if (guard) part.guards.push(guard);
+  appendAll(part.changes, selected.changes);
+  if (selected.moves.length > 0)
+    part.reorders.push({ project, family, moves: selected.moves, source: familySource });
+  // The records a change or a move touches, as read: apply tells by them whether they changed since.
+  const byId = new Map(listed.map((record) => [record.id, record]));
+  for (const { id } of [...selected.changes, ...selected.moves]) {
+    const record = id === null ? undefined : byId.get(id);
+    if (record) part.fingerprints[recordKey(project, family, record.id)] = fingerprintRecord(record);
+  }
+  part.families.push({
+    project,
+    family,
+    prune: desiredFamily.prune,
+    recordCount: owned.length,
+    membership: fingerprintMembership(listed),
+    ...(showsOtherFamiliesOf(family, input.current.values())
+      ? { ownMembership: fingerprintMembership(listed.filter((record) => !otherIds.has(record.id))) }
+      : {}),
+    unmanaged: unmanaged.map((record) => ({
+      id: record.id,
+      name: record.name,
+      plugin: record.plugin,
+      order: record.order,
+      enabled: record.enabled,
+      ...unmanagedOwner(owner, record),
+    })),
+    ...(orderTies.length > 0 ? { orderTies } : {}),
+    ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
+    ...(protect.length > 0 ? { protect } : {}),
+    ...(ignored > 0 ? { ignored } : {}),
+    ...(selected.reorderLeftOut ? { reorderLeftOut: true as const } : {}),
+  });
 }
 
 function deleteChange(
