@@ -18,7 +18,6 @@ export {
   CLIENT_DEFAULTS,
   connectForeignEndpoint,
   LIST_BOUND_DEFAULTS,
-  type ListBounds,
 } from "./client.js";
 export {
   collectionPath,

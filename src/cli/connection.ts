@@ -3,7 +3,7 @@
 
 import type { Command } from "commander";
 import { MAX_TIMER_MS } from "../abortable-sleep.js";
-import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS, type ListBounds } from "../api/index.js";
+import { type ApiClient, CLIENT_DEFAULTS, LIST_BOUND_DEFAULTS } from "../api/index.js";
 import {
   CREATE_POSTS,
   type CreateRule,
@@ -139,14 +139,6 @@ export function concurrencyOf(flags: ConnectionFlags): number {
   return parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
-/** `--max-list-records` and `--list-timeout`, checked. */
-function listBoundsOf(flags: ConnectionFlags): ListBounds {
-  return {
-    maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
-    maxReadMs: parseSecondsFlag(flags.listTimeout, "--list-timeout"),
-  };
-}
-
 /**
  * PCSYNC_TIME_SCALE, a testing seam: every duration of the client (timeouts, proof windows, the
  * settle time, backoffs, the longest pause honoured, the list time bound) multiplied by one factor,
@@ -184,7 +176,10 @@ export async function createClientFromFlags(
           ...(flags.maxRps === undefined ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") }),
           requestTimeoutMs: timeoutMs,
           bodyTimeoutMs: timeoutMs,
-          listBounds: listBoundsOf(flags),
+          listBounds: {
+            maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
+            maxReadMs: parseSecondsFlag(flags.listTimeout, "--list-timeout"),
+          },
           treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
           timeScale: timeScaleOf(io.env),
           ...(flags.verbose ? { trace: (line: string) => io.stderr.write(`${line}\n`) } : {}),

@@ -9,15 +9,6 @@ import { InputError } from "../input-error.js";
 import { suggestClosest } from "../manifest/suggest.js";
 import type { CliIo } from "./cli-io.js";
 
-/** The one error for a --family value that is not a family, whichever command it was given to. */
-function unknownFamily(value: string): InputError {
-  const suggestion = suggestFamily(value);
-  return new InputError(
-    "usage",
-    `unknown family "${value}" for --family${suggestion === undefined ? "" : `; did you mean "${suggestion}"?`}; use one of: ${FAMILY_NAMES.join(", ")}`,
-  );
-}
-
 /** A typo of a family, or a part of exactly one family's name (`frontend`). */
 function suggestFamily(value: string): FamilyName | undefined {
   const close = suggestClosest(value, FAMILY_NAMES);
@@ -45,9 +36,14 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** A --family value, or the one error for one that is not a family, whichever command it was given to. */
 function parseFamily(value: string): FamilyName {
-  if (!isFamilyName(value)) throw unknownFamily(value);
-  return value;
+  if (isFamilyName(value)) return value;
+  const suggestion = suggestFamily(value);
+  throw new InputError(
+    "usage",
+    `unknown family "${value}" for --family${suggestion === undefined ? "" : `; did you mean "${suggestion}"?`}; use one of: ${FAMILY_NAMES.join(", ")}`,
+  );
 }
 
 /**

@@ -19,15 +19,13 @@ export function findOwnerProblems(plan: Plan, current: CurrentState): string[] {
   for (const list of current.families) {
     for (const record of list.records) records.set(recordKey(list.project, list.family, record.id), record);
   }
-  const recordOf = (project: string, family: string, id: number) =>
-    records.get(recordKey(project, family, id));
   const label = (change: { project: string; family: string; id: number | null; name: string | null }) =>
     `record ${change.id ?? "to create"}${change.name === null ? "" : ` ("${change.name}")`} in project ${change.project} ${change.family}`;
 
   // Records this plan adopts or takes over, by the owner it found on them: moves may follow.
   const changingHands = new Set<string>();
   for (const change of plan.changes) {
-    const problem = ownerProblem(plan, change, recordOf);
+    const problem = ownerProblem(plan, change, records);
     if (problem !== undefined) problems.push(`${label(change)}: ${problem}`);
     if (change.mark?.from !== undefined && change.id !== null)
       changingHands.add(recordKey(change.project, change.family, change.id));
@@ -52,7 +50,7 @@ export function findOwnerProblems(plan: Plan, current: CurrentState): string[] {
 function ownerProblem(
   plan: Plan,
   change: PlannedChange,
-  recordOf: (project: string, family: string, id: number) => PluginConfigRecord | undefined,
+  records: ReadonlyMap<string, PluginConfigRecord>,
 ): string | undefined {
   const owner = plan.owner;
   if (owner === undefined) {
@@ -67,7 +65,7 @@ function ownerProblem(
     return change.mark === undefined ? `the create carries no mark of owner "${owner}"` : undefined;
   }
   if (change.id === null) return undefined;
-  const record = recordOf(change.project, change.family, change.id);
+  const record = records.get(recordKey(change.project, change.family, change.id));
   // A record that is gone is the stale check's to report.
   if (record === undefined) return undefined;
   const found = readMark(record.description).owner;

@@ -41,13 +41,10 @@ import { isPartial, selectTargets } from "./targets.js";
 import type {
   CurrentFamily,
   CurrentState,
-  FamilyReport,
-  GuardViolation,
   OrderMove,
   OrderTie,
   Plan,
   PlannedChange,
-  PlannedReorder,
   PlanTargets,
 } from "./types.js";
 
@@ -111,13 +108,9 @@ interface ProjectInput {
 }
 
 /** One project's part of a plan: projects are planned independently of each other. */
-export interface ProjectPlan {
+export interface ProjectPlan
+  extends Pick<Plan, "changes" | "reorders" | "families" | "fingerprints" | "guards"> {
   project: string;
-  changes: PlannedChange[];
-  reorders: PlannedReorder[];
-  families: FamilyReport[];
-  fingerprints: Record<string, string>;
-  guards: GuardViolation[];
   errors: PlanDiagnostic[];
 }
 

@@ -10,23 +10,17 @@ export function isPartial(targets: PlanTargets | undefined): targets is PlanTarg
   return targets !== undefined && (targets.target.length > 0 || targets.exclude.length > 0);
 }
 
-/**
- * Whether a record of this name is in the targets: matched by a target (or no target given), and
- * by no exclude; the globs compiled once, for a test of many names.
- */
-function targetTest(targets: PlanTargets): (name: string | null) => boolean {
-  const target = matchesAnyGlob(targets.target);
-  const exclude = matchesAnyGlob(targets.exclude);
-  return (name) => (targets.target.length === 0 || target(name)) && !exclude(name);
-}
-
 export function selectTargets(
   changes: PlannedChange[],
   moves: OrderMove[],
   targets: PlanTargets | undefined,
 ): { changes: PlannedChange[]; moves: OrderMove[]; reorderLeftOut: boolean } {
   if (!isPartial(targets)) return { changes, moves, reorderLeftOut: false };
-  const targeted = targetTest(targets);
+  // A record of this name is in the targets when a target (or no target given) matches it, and no
+  // exclude does; the globs compiled once, for a test of many names.
+  const target = matchesAnyGlob(targets.target);
+  const exclude = matchesAnyGlob(targets.exclude);
+  const targeted = (name: string | null) => (targets.target.length === 0 || target(name)) && !exclude(name);
   const kept = changes.filter((change) => targeted(change.name));
   const allMovesTargeted = moves.every((move) => targeted(move.name));
   return {

@@ -82,20 +82,17 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
   const sections = new Map<string, FamilySection>();
   const sectionFor = (project: string, family: FamilyName): FamilySection => {
     const key = familyKey(project, family);
-    let section = sections.get(key);
-    if (!section) {
-      section = {
-        project,
-        family,
-        counts: { create: 0, update: 0, delete: 0, reorder: 0 },
-        items: [],
-        unmanaged: [],
-        ties: [],
-        guards: [],
-        notes: [],
-      };
-      sections.set(key, section);
-    }
+    const section = sections.get(key) ?? {
+      project,
+      family,
+      counts: { create: 0, update: 0, delete: 0, reorder: 0 },
+      items: [],
+      unmanaged: [],
+      ties: [],
+      guards: [],
+      notes: [],
+    };
+    sections.set(key, section);
     return section;
   };
 
@@ -130,13 +127,8 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
   }
   for (const guard of plan.guards) sectionFor(guard.project, guard.family).guards.push(guard);
 
-  return [...sections.values()].filter(
-    (section) =>
-      section.items.length > 0 ||
-      section.unmanaged.length > 0 ||
-      section.ties.length > 0 ||
-      section.guards.length > 0 ||
-      section.notes.length > 0,
+  return [...sections.values()].filter(({ items, unmanaged, ties, guards, notes }) =>
+    [items, unmanaged, ties, guards, notes].some((list) => list.length > 0),
   );
 }
 

@@ -92,10 +92,10 @@ Examples:
       throw new InputError("export_target_exists", { file: flags.out });
     }
     // Before any request too: a file that is not a pcsync manifest (a compose file) is refused.
-    if (flags.out && output?.kind === "file") {
-      const existing = await readExisting(output.path, flags.out);
-      if (existing !== undefined) parseManifestTarget(existing, flags.out);
-    }
+    // Only a regular file is updated in place: a device or a descriptor is written to.
+    const existing =
+      flags.out && output?.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
+    if (existing !== undefined) parseManifestTarget(existing, flags.out ?? "");
     const client = await createClientFromFlags(flags, io);
     try {
       if (flags.all && flags.project !== undefined) {
@@ -120,9 +120,6 @@ Examples:
           io.stderr.write(`warning: ${about}${neutraliseInline(warning)}\n`);
       }
       const { factored } = exported;
-      // Only a regular file is updated in place: a device or a descriptor is written to.
-      const existing =
-        flags.out && output?.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
       const owners = ownerWarning(
         exported,
         existing === undefined

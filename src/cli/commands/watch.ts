@@ -51,11 +51,11 @@ const MAX_JITTER_PERCENT = 50;
 const MAX_MANIFEST_SETTLE_MS = 3_600_000;
 const MAX_ROLLOUT_SETTLE_MS = 24 * 3_600_000;
 
-/** A flag's duration from 0 (a bare `0` too) to `max` ms, or undefined. */
-function durationUpTo(max: number): (value: string) => number | undefined {
+/** A flag's duration from `min` to `max` ms (a bare `0` is 0 ms), or undefined. */
+function durationWithin(min: number, max: number): (value: string) => number | undefined {
   return (value) => {
     const ms = value.trim() === "0" ? 0 : parseDuration(value);
-    return ms !== undefined && ms <= max ? ms : undefined;
+    return ms !== undefined && ms >= min && ms <= max ? ms : undefined;
   };
 }
 
@@ -144,10 +144,7 @@ Examples:
       "--interval",
       flags.interval,
       `a duration of at least ${MIN_INTERVAL_MS}ms, such as 30s, 5m or 1h`,
-      (value) => {
-        const ms = parseDuration(value);
-        return ms !== undefined && ms >= MIN_INTERVAL_MS ? ms : undefined;
-      },
+      durationWithin(MIN_INTERVAL_MS, Number.POSITIVE_INFINITY),
     );
     const jitterShare = parseFlag(
       "--jitter",
@@ -163,13 +160,13 @@ Examples:
       "--manifest-settle",
       flags.manifestSettle,
       "a duration from 0s to 1h, such as 10s, 30s or 2m",
-      durationUpTo(MAX_MANIFEST_SETTLE_MS),
+      durationWithin(0, MAX_MANIFEST_SETTLE_MS),
     );
     const rolloutSettleMs = parseFlag(
       "--rollout-settle",
       flags.rolloutSettle,
       "a duration from 0s to 24h, such as 15m or 1h",
-      durationUpTo(MAX_ROLLOUT_SETTLE_MS),
+      durationWithin(0, MAX_ROLLOUT_SETTLE_MS),
     );
     const keepHealJournals = parseFlag(
       "--keep-heal-journals",
