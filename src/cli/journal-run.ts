@@ -64,7 +64,7 @@ export async function applyJournaled(
     endWith?: ((ending: { lines: string; path: string }) => void) | undefined;
   },
 ): Promise<ApplyReport> {
-  const { flags, io, interrupts } = run;
+  const { flags, io, interrupts, inputs, endWith, ...journaled } = run;
   const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length, {
     pausedUntil: () => client.limiter.state.pausedUntil,
   });
@@ -72,12 +72,9 @@ export async function applyJournaled(
   let report: ApplyReport | undefined;
   try {
     const applied = await applyWithJournal(client, plan, state, {
+      ...journaled,
       journalPath: flags.journal,
-      resumed: run.resumed,
-      lock: run.lock,
-      start: run.start,
-      files: { cwd: io.cwd, inputs: run.inputs, secrets: io.secrets },
-      alsoKnown: run.alsoKnown,
+      files: { cwd: io.cwd, inputs, secrets: io.secrets },
       apply: {
         concurrency: concurrencyOf(flags),
         onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
@@ -96,7 +93,7 @@ export async function applyJournaled(
     progress.finish();
     if (journal !== undefined) {
       const lines = describeJournalNext(journal, run.start);
-      if (report !== undefined && run.endWith !== undefined) run.endWith({ lines, path: journal });
+      if (report !== undefined && endWith !== undefined) endWith({ lines, path: journal });
       else io.stderr.write(lines);
     }
   }

@@ -124,41 +124,33 @@ export async function noteLastRollout(
  * error whose exit code says how it ended when it did not complete: 4 halted, 1 stopped, 130/143.
  */
 export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
-  const { flags, io, interrupts } = run;
+  const { flags, io, interrupts, whole, onEnd, ...given } = run;
   const webhooks = await createWebhookSender(flags, io, {
     format: "json",
     withoutUrl: "--webhook-secret-file signs the events of --webhook: give --webhook URL too",
   });
   // The re-read that says a wave is done plans with the run's own --target/--exclude: a record they
   // leave out was not to be written, so its difference does not make the wave "not as planned".
-  const wholeDesired =
-    run.whole === undefined ? undefined : await resolveSilently(run.client, run.whole.desired);
+  const wholeDesired = whole === undefined ? undefined : await resolveSilently(run.client, whole.desired);
   const result = await runRolloutApply({
     wholeDigest:
       wholeDesired === undefined ? undefined : rolloutDigest(run.client.base.display, wholeDesired),
-    client: run.client,
-    plan: run.plan,
-    current: run.current,
-    rollout: run.rollout,
-    desired: run.desired,
+    ...given,
     journal: journalPathOf(flags),
     concurrency: concurrencyOf(flags),
     allowInsecureHttp: flags.insecureHttp === true,
     scope: scopeOf(flags),
     planSettings: () => planSettingsOf(flags, io),
-    applyJournaled: (plan, current, options) =>
+    applyJournaled: (plan, current, { journal, ...options }) =>
       applyJournaled(run.client, plan, current, {
-        flags: { ...flags, journal: options.journal },
+        ...options,
+        flags: { ...flags, journal },
         io,
         interrupts,
-        start: options.start,
-        alsoKnown: options.alsoKnown,
-        lock: options.lock,
         inputs: run.inputs,
       }),
     io,
     interrupts,
-    inputs: run.inputs,
     webhooks,
     metricsFile: flags.metricsFile,
   }).catch(async (error: unknown) => {
@@ -183,7 +175,7 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
     after: told,
   });
   throwUnlessComplete(result, interrupts.received);
-  run.onEnd?.(summary);
+  onEnd?.(summary);
   return result.report;
 }
 

@@ -516,14 +516,10 @@ function planFamily(
     ...(showsOtherFamiliesOf(family, input.current.values())
       ? { ownMembership: fingerprintMembership(listed.filter((record) => !otherIds.has(record.id))) }
       : {}),
-    unmanaged: unmanaged.map((record) => ({
-      id: record.id,
-      name: record.name,
-      plugin: record.plugin,
-      order: record.order,
-      enabled: record.enabled,
-      ...unmanagedOwner(owner, record),
-    })),
+    unmanaged: unmanaged.map((record) => {
+      const { id, name, plugin, order, enabled } = record;
+      return { id, name, plugin, order, enabled, ...unmanagedOwner(owner, record) };
+    }),
     ...(orderTies.length > 0 ? { orderTies } : {}),
     ...(desiredFamily.prune && pruneKept !== undefined ? { pruneKept } : {}),
     ...(protect.length > 0 ? { protect } : {}),

@@ -8,6 +8,7 @@ import { type FamilyName, familyKey } from "../families.js";
 import { TIE_EFFECT } from "../plan/order-ties.js";
 import { hasChanges } from "../plan/plan-file.js";
 import type {
+  FamilyReport,
   FieldChange,
   FieldValue,
   GuardViolation,
@@ -56,11 +57,7 @@ export interface FamilySection {
 }
 
 /** The records an owner's prune left alone, by why: no mark, or another owner's. */
-export interface PruneKept {
-  owner: string;
-  unmarked: number;
-  otherOwners: number;
-}
+export type PruneKept = NonNullable<FamilyReport["pruneKept"]> & { owner: string };
 
 export const MARKERS: Record<ItemKind, string> = {
   create: "+",

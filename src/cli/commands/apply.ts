@@ -263,14 +263,7 @@ Examples:
             hasMoreWork: async (plan, rolledOut) => {
               if (plan.rollout === undefined) return false;
               rolloutRun = await import("../rollout-run.js");
-              return rolloutRun.hasUnfinishedRollout(
-                client,
-                rolledOut,
-                { ...plan, rollout: plan.rollout },
-                flags,
-                io,
-                loaded?.whole,
-              );
+              return rolloutRun.hasUnfinishedRollout(client, rolledOut, plan, flags, io, loaded?.whole);
             },
             dryRunNotes: async (plan, rolledOut) => {
               if (plan.rollout === undefined) return;
