@@ -103,12 +103,9 @@ export function parseKeySpec(spec: string): ApiKeySpec {
   if (firstColon === -1) return { key, scopes: ["*"], projects: "*" };
   const rest = spec.slice(firstColon + 1);
   const lastColon = rest.lastIndexOf(":");
-  let scopesPart = rest;
-  let projectsPart = "*";
-  if (lastColon > 0 && PROJECTS_PATTERN.test(rest.slice(lastColon + 1))) {
-    scopesPart = rest.slice(0, lastColon);
-    projectsPart = rest.slice(lastColon + 1);
-  }
+  const named = lastColon > 0 && PROJECTS_PATTERN.test(rest.slice(lastColon + 1));
+  const scopesPart = named ? rest.slice(0, lastColon) : rest;
+  const projectsPart = named ? rest.slice(lastColon + 1) : "*";
   const projects =
     projectsPart === "*" ? ("*" as const) : projectsPart.split(",").map((id) => Number.parseInt(id, 10));
   return { key, scopes: parseScopes(scopesPart, spec), projects };
