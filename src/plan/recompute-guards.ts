@@ -4,7 +4,7 @@
 // Pure.
 
 import { type FamilyRef, familyKey, ofFamily } from "../families.js";
-import { idsOfOtherFamilies } from "../family-lists.js";
+import { idsOfOtherFamiliesIn } from "../family-lists.js";
 import { familiesTouchedBy } from "./check-stale.js";
 import { ownerOf } from "./owner-plan.js";
 import {
@@ -38,8 +38,7 @@ export function recomputeGuards(
     if (!keys.has(familyKey(list.project, list.family))) continue;
     const { project, family } = list;
     const changes = plan.changes.filter(ofFamily(project, family));
-    const projectLists = current.families.filter((other) => other.project === project);
-    const others = idsOfOtherFamilies(family, projectLists);
+    const others = idsOfOtherFamiliesIn(current, project, family);
     // Records of the family's own (a record another family's list shows is that family's, unless
     // this plan changes it through this family, as the planner does for a record claimed here).
     const claimedHere = new Set(changes.flatMap((change) => (change.id === null ? [] : [change.id])));

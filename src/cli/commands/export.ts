@@ -95,7 +95,7 @@ Examples:
     // Only a regular file is updated in place: a device or a descriptor is written to.
     const existing =
       flags.out && output?.kind === "file" ? await readExisting(output.path, flags.out) : undefined;
-    if (existing !== undefined) parseManifestTarget(existing, flags.out ?? "");
+    if (flags.out && existing !== undefined) parseManifestTarget(existing, flags.out);
     const client = await createClientFromFlags(flags, io);
     try {
       if (flags.all && flags.project !== undefined) {

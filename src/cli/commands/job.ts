@@ -30,10 +30,9 @@ export function parsePayload(text: string | undefined): Record<string, unknown> 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const reason = describeError(error);
     throw new InputError(
       "usage",
-      `--payload is not valid JSON (${reason}); quote it for the shell, e.g. --payload '{"key": "value"}'`,
+      `--payload is not valid JSON (${describeError(error)}); quote it for the shell, e.g. --payload '{"key": "value"}'`,
     );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {

@@ -39,7 +39,6 @@ Examples:
   addScopeOptions(command);
   addConnectionOptions(command, "manifest");
   return command.action(async (flags: PlanFlags) => {
-    const { format } = flags;
     const scope = scopeOf(flags);
     const { desired, whole } = await loadManifestAndScope(flags, scope, io);
     // Relative to the command's working directory, as the manifest paths are; refused before any request.
@@ -64,7 +63,7 @@ Examples:
               whole,
             );
       const notices = notice === undefined ? [] : [notice];
-      printPlan(plan, format, io, { verbose: flags.verbose === true, notices });
+      printPlan(plan, flags.format, io, { verbose: flags.verbose === true, notices });
       writeNotices(notices, io);
       // A delete of a protected record is refused already here (exit 3), the others at apply.
       const protectedDeletes = plan.guards.filter((guard) => guard.rule === "protected");

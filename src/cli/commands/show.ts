@@ -29,9 +29,8 @@ Examples:
     .option("--detailed-exitcode", "exit 0 when the plan has no changes, 2 when it has, 1 on error")
     .option("-v, --verbose", "show every order tie in full")
     .action(async (path: string, flags: ShowFlags) => {
-      const { format } = flags;
       const plan = await readSavedPlan(path, io.cwd);
-      printPlan(plan, format, io, { verbose: flags.verbose === true });
+      printPlan(plan, flags.format, io, { verbose: flags.verbose === true });
       if (flags.detailedExitcode && hasChanges(plan)) setExit(EXIT_CHANGES);
     });
 };
