@@ -27,12 +27,10 @@ export function summarizePlan(
   changes: readonly PlannedChange[],
   reorders: readonly PlannedReorder[],
 ): PlanSummary {
-  return {
-    create: changes.filter((change) => change.action === "create").length,
-    update: changes.filter((change) => change.action === "update").length,
-    delete: changes.filter((change) => change.action === "delete").length,
-    reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0),
-  };
+  const summary: PlanSummary = { create: 0, update: 0, delete: 0, reorder: 0 };
+  for (const change of changes) summary[change.action] += 1;
+  for (const reorder of reorders) summary.reorder += reorder.moves.length;
+  return summary;
 }
 
 /** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */
