@@ -12,7 +12,7 @@ import type { CurrentState, Plan, PlannedChange, PlannedReorder } from "../plan/
 import { plural } from "../plural.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { type CreateConfigOptions, FamilyReader } from "./create-config.js";
-import { dedupeCreates, isOfConfig, type UnansweredCreate } from "./dedupe-creates.js";
+import { dedupeCreates, type EarlierCreate, isOfConfig } from "./dedupe-creates.js";
 import { notStartedOutcome, REORDER_NOT_STARTED } from "./outcomes.js";
 import { type CreateRule, settleWindowMs } from "./proof-window.js";
 import { RecordWriter, type WriteJournal } from "./record-writer.js";
@@ -37,11 +37,11 @@ export interface ApplyOptions {
   /** Ids of the records an interrupted run this one resumes created: this run's own. */
   createdBefore?: Iterable<number> | undefined;
   /**
-   * Creates that an interrupted run this one resumes, or a run killed here lately, sent and never
-   * had answered: a record of theirs found where the service keeps it, another family's list, is
-   * taken back with this run's own (see dedupe-creates.ts, `unlistedCreate`).
+   * Creates that an interrupted run this one resumes, or a run killed here lately, sent: a record
+   * of theirs found where the service keeps it, another family's list, is taken back with this
+   * run's own (see dedupe-creates.ts, `unlistedCreate`).
    */
-  unansweredCreates?: readonly UnansweredCreate[] | undefined;
+  earlierCreates?: readonly EarlierCreate[] | undefined;
 }
 
 export async function applyPlan(
@@ -167,7 +167,7 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
     family,
     knownIds,
     createdByRun: run.createdIds,
-    unansweredCreates: run.options.unansweredCreates,
+    earlierCreates: run.options.earlierCreates,
     changes: writes,
     outcomes: appliedWrites.map((applied) => applied.outcome),
     certainties: appliedWrites.map((applied) => applied.certainty),

@@ -21,12 +21,14 @@ import { RecordWriter } from "./record-writer.js";
 import type { ApplyOutcome } from "./types.js";
 import { markDescription, mismatchedFields, sameOwner } from "./write-mark.js";
 
-/** A create a killed run sent and never had answered: its record may exist. */
-export interface UnansweredCreate {
+/** A create an earlier run of this apply sent (the run it resumes, or one killed here lately). */
+export interface EarlierCreate {
   project: string;
   family: FamilyName;
   name: string | null;
   plugin: number | null;
+  /** The record its answer named; undefined when it went unanswered (its record may exist). */
+  id?: number | undefined;
   /** Records of its config that were there before it was sent (WriteIntent.kept): not its. */
   kept?: readonly number[] | undefined;
 }
@@ -49,8 +51,8 @@ export interface DedupeInput {
   knownIds: ReadonlySet<number>;
   /** Ids this run created or adopted, in any family: never another config's copy. Records adopted here are added. */
   createdByRun: Set<number>;
-  /** Creates an interrupted or killed run of this sent unanswered (apply-plan.ts, ApplyOptions). */
-  unansweredCreates?: readonly UnansweredCreate[] | undefined;
+  /** Creates an interrupted or killed run of this sent (apply-plan.ts, ApplyOptions). */
+  earlierCreates?: readonly EarlierCreate[] | undefined;
   /** The family's creates and updates as applied, with their outcomes (same index). */
   changes: readonly PlannedChange[];
   outcomes: readonly ApplyOutcome[];
@@ -270,28 +272,33 @@ async function earlierRecordsOfRun(
   listing: FamilyName,
   ownId: number,
 ): Promise<number[]> {
-  const mine = [...input.createdByRun].filter((id) => id !== ownId);
-  // Each create sent unanswered made one record at most: as many records of the config as there
-  // were such creates of it are theirs; more, and which are theirs cannot be told. A record that
-  // was there before each such create was sent is none of theirs (one a resumed run's create saw
-  // may be the killed run's).
-  const creates = (input.unansweredCreates ?? []).filter(
+  // Only the earlier creates of this config in this family: this run's records, and an earlier
+  // run's create of another config (one rightly under `listing`), are not taken back.
+  const creates = (input.earlierCreates ?? []).filter(
     (create) =>
       create.project === input.project &&
       create.family === input.family &&
       isRecordOfCreate(create, { name: change.name, plugin: change.fields.plugin?.to as number }),
   );
-  const unanswered = creates.length;
-  const keptByAll = (id: number) => unanswered > 0 && creates.every((create) => create.kept?.includes(id));
-  if (mine.length === 0 && unanswered === 0) return [];
+  const answered = new Set(creates.flatMap((create) => (create.id === undefined ? [] : [create.id])));
+  // Each create sent unanswered made one record at most: as many records of the config as there
+  // were such creates of it are theirs; more, and which are theirs cannot be told. A record that
+  // was there before each such create was sent is none of theirs (one a resumed run's create saw
+  // may be the killed run's).
+  const unanswered = creates.filter((create) => create.id === undefined);
+  const keptByAll = (id: number) =>
+    unanswered.length > 0 && unanswered.every((create) => create.kept?.includes(id));
+  if (answered.size === 0 && unanswered.length === 0) return [];
   try {
     const records = await listAllConfigs(client, input.project, listing);
     const ofConfig = records.filter(
       (record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record),
     );
-    const made = ofConfig.filter((record) => mine.includes(record.id));
-    const others = ofConfig.filter((record) => !mine.includes(record.id) && !keptByAll(record.id));
-    const unansweredMade = others.length <= unanswered ? others : [];
+    const made = ofConfig.filter((record) => answered.has(record.id));
+    const others = ofConfig.filter(
+      (record) => !answered.has(record.id) && !input.createdByRun.has(record.id) && !keptByAll(record.id),
+    );
+    const unansweredMade = others.length <= unanswered.length ? others : [];
     return [...made, ...unansweredMade].map((record) => record.id).sort((a, b) => a - b);
   } catch {
     return [];

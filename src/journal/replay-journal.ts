@@ -4,7 +4,7 @@
 // learnPluginTexts, which asks the service what the journal could not say.
 
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
-import { isRecordOfCreate } from "../apply/dedupe-creates.js";
+import { type EarlierCreate, isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { type FamilyName, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { familiesListing } from "../family-lists.js";
 import { mayShowFilled, pluginDefaults } from "../filled-defaults.js";
@@ -86,11 +86,15 @@ function addCandidate(record: TouchedRecord, field: WritableField, value: FieldV
   record.after.set(field, values);
 }
 
-/** The ids of the records the journal's run created (answered creates). */
-export function idsCreatedBy(journal: Journal): number[] {
+/** The creates the journal's run sent that may have made a record: answered (with its id), or not. */
+export function createsSentBy(journal: Journal): EarlierCreate[] {
   return journal.intents.flatMap((intent) => {
-    const made = intent.op === "create" ? journal.outcomes.get(intent.seq) : undefined;
-    return made?.status === "done" && made.records?.[0] !== undefined ? [made.records[0].id] : [];
+    const outcome = intent.op === "create" ? journal.outcomes.get(intent.seq) : undefined;
+    if (intent.op !== "create" || outcome?.status === "failed" || outcome?.status === "not_sent") return [];
+    const made = outcome?.status === "done" ? outcome.records?.[0]?.id : undefined;
+    const { project, family, name, send, kept = [] } = intent;
+    const plugin = typeof send.plugin === "number" ? send.plugin : null;
+    return [{ project, family, name, plugin, kept, ...(made === undefined ? {} : { id: made }) }];
   });
 }
 

@@ -5,7 +5,7 @@
 import { dirname } from "node:path";
 import type { ApiClient } from "../api/index.js";
 import { type ApplyOptions, applyPlan } from "../apply/apply-plan.js";
-import type { UnansweredCreate } from "../apply/dedupe-creates.js";
+import type { EarlierCreate } from "../apply/dedupe-creates.js";
 import type { ApplyReport } from "../apply/types.js";
 import { familiesListing } from "../family-lists.js";
 import type { RunInput } from "../files/output-target.js";
@@ -18,10 +18,10 @@ import {
 import { JournalFile } from "../journal/journal-file.js";
 import type { Journal } from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
-import { idsCreatedBy, replayJournal } from "../journal/replay-journal.js";
+import { createsSentBy } from "../journal/replay-journal.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import type { SecretRegistry } from "../redact.js";
-import { unansweredCreatesOfKilledRuns } from "./late-writes.js";
+import { createsOfKilledRuns } from "./late-writes.js";
 
 export interface JournaledApply {
   /** The journal's path (as given, or the default one); undefined without a journal. */
@@ -65,7 +65,7 @@ export async function applyWithJournal(
   const journalPath =
     options.resumed?.path ?? (given === false ? undefined : (given ?? defaultJournalPath(new Date())));
   // Read before this run's journal takes the path a killed run's journal may have (and its lock).
-  const unansweredCreates = await unansweredCreatesBefore(client, plan, options, journalPath);
+  const earlierCreates = await earlierCreatesBefore(client, plan, options, journalPath);
   let ownLock: JournalLock | undefined;
   // What the journal's path is, checked before its lock is made beside it (or, taken by the
   // caller already, before the journal's first line).
@@ -91,12 +91,13 @@ export async function applyWithJournal(
     options.beforeWrites?.();
     let report: ApplyReport | undefined;
     try {
-      const createdBefore = options.resumed && idsCreatedBy(options.resumed);
+      const createdBefore =
+        options.resumed && createsSentBy(options.resumed).flatMap((create) => create.id ?? []);
       report = await applyPlan(client, plan, state, {
         ...options.apply,
         journal,
         createdBefore,
-        unansweredCreates,
+        earlierCreates,
       });
     } finally {
       await journal?.finish(report);
@@ -108,21 +109,21 @@ export async function applyWithJournal(
 }
 
 /**
- * The creates that the run this one resumes, or runs killed here lately, sent and never had
- * answered, where the plan creates in a family whose records another family's list may show (the
- * records of those creates can be kept there: apply-plan.ts, ApplyOptions.unansweredCreates).
+ * The creates that the run this one resumes, or runs killed here lately, sent, where the plan
+ * creates in a family whose records another family's list may show (the records of those creates
+ * can be kept there: apply-plan.ts, ApplyOptions.earlierCreates).
  */
-async function unansweredCreatesBefore(
+async function earlierCreatesBefore(
   client: ApiClient,
   plan: Plan,
   options: JournaledApplyOptions,
   journalPath: string | undefined,
-): Promise<UnansweredCreate[]> {
+): Promise<EarlierCreate[]> {
   const mayBeElsewhere = plan.changes.some(
     (change) => change.action === "create" && familiesListing(change.family).length > 0,
   );
   if (!mayBeElsewhere) return [];
-  if (options.resumed) return replayJournal(options.resumed).lostCreates;
+  if (options.resumed) return createsSentBy(options.resumed);
   const directories = journalPath === undefined ? [] : [dirname(journalPath)];
-  return await unansweredCreatesOfKilledRuns(client, options.files.cwd, directories);
+  return await createsOfKilledRuns(client, options.files.cwd, directories);
 }

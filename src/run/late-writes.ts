@@ -9,7 +9,7 @@ import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { realSleep, sleepUnlessAborted } from "../abortable-sleep.js";
 import type { ApiClient } from "../api/index.js";
-import { isRecordOfCreate, type UnansweredCreate } from "../apply/dedupe-creates.js";
+import { type EarlierCreate, isRecordOfCreate } from "../apply/dedupe-creates.js";
 import { CREATE_POSTS, minimumSettleTimeoutMs, settleWindowMs } from "../apply/proof-window.js";
 import { RunError } from "../apply/run-error.js";
 import { formatSeconds } from "../duration.js";
@@ -21,7 +21,7 @@ import {
   readJournal,
 } from "../journal/journal-format.js";
 import { JournalLock } from "../journal/journal-lock.js";
-import { replayJournal } from "../journal/replay-journal.js";
+import { createsSentBy } from "../journal/replay-journal.js";
 import type { CurrentState, Plan } from "../plan/types.js";
 import { plural } from "../plural.js";
 
@@ -249,18 +249,16 @@ async function recentKilledRuns(
 }
 
 /**
- * The creates that runs killed in this directory lately sent and never had answered
- * (recentKilledRuns): apply takes back a record of theirs that the service keeps in another
- * family's list than asked, with its own (ApplyOptions.unansweredCreates).
+ * The creates that runs killed in this directory lately sent (recentKilledRuns): apply takes back
+ * a record of theirs that the service keeps in another family's list than asked, with its own
+ * (ApplyOptions.earlierCreates).
  */
-export async function unansweredCreatesOfKilledRuns(
+export async function createsOfKilledRuns(
   client: ApiClient,
   cwd: string,
   directories: readonly string[],
-): Promise<UnansweredCreate[]> {
-  return (await recentKilledRuns(client, cwd, directories, Date.now())).flatMap(
-    (journal) => replayJournal(journal).lostCreates,
-  );
+): Promise<EarlierCreate[]> {
+  return (await recentKilledRuns(client, cwd, directories, Date.now())).flatMap(createsSentBy);
 }
 
 /**

@@ -54,7 +54,7 @@ it("takes back a killed run's record that its resume's create saw, and never the
     plugin: 3,
   };
   const { report } = await applyOnce(client, loadDesired(MANIFEST), {
-    unansweredCreates: [
+    earlierCreates: [
       // The killed run's create, and its resume's (which saw the killed run's record), both unanswered.
       { ...unanswered, kept: [before.id] },
       { ...unanswered, kept: [before.id, killedRuns.id] },

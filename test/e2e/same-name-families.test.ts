@@ -108,27 +108,43 @@ const WRONG_FAMILY = [
   "        - { name: Wrong Family, plugin: 1, enabled: true }",
 ].join("\n");
 
+/** The wrong-family config beside the same config, rightly, under plugin_configs. */
+const BOTH = [
+  "version: 1",
+  "projects:",
+  '  "3":',
+  "    plugin_configs:",
+  "      configs:",
+  "        - { name: Wrong Family, plugin: 1, enabled: true }",
+  "    pipeline_frontend_apps_configs:",
+  "      configs:",
+  "        - { name: Wrong Family, plugin: 1, enabled: true }",
+].join("\n");
+
+/** A posthog-2024 emulator, a directory with `manifestText`, and the built CLI run in it. */
+async function onPosthog2024(manifestText: string) {
+  const emulator = await startEmulator({
+    profile: "posthog-2024",
+    keys: [{ key: KEY, scopes: null, projects: "*" }],
+  });
+  const directory = await temporaryDirectory();
+  cleanup.push(
+    () => emulator.close(),
+    () => directory.remove(),
+  );
+  const pcsync = (...args: string[]) =>
+    runBuiltCli(args, { env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url }, cwd: directory.path });
+  const file = await writeManifest(directory.path, manifestText);
+  return { emulator, pcsync, file, directory: directory.path };
+}
+
 describe("a config of a plugin that is not a frontend app, asked of pipeline_frontend_apps_configs on posthog-2024", () => {
   it("fails its create, leaves no record behind, and makes none on the next apply or heal", async () => {
     // posthog-2024 keeps such a config and lists it under plugin_configs only: no plan would see it
     // and every apply would make another.
-    const emulator = await startEmulator({
-      profile: "posthog-2024",
-      keys: [{ key: KEY, scopes: null, projects: "*" }],
-    });
-    const directory = await temporaryDirectory();
-    cleanup.push(
-      () => emulator.close(),
-      () => directory.remove(),
-    );
-    const pcsync = (...args: string[]) =>
-      runBuiltCli(args, {
-        env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url },
-        cwd: directory.path,
-      });
+    const { emulator, pcsync, file, directory } = await onPosthog2024(WRONG_FAMILY);
     const live = () =>
       emulator.snapshot().records.filter((record) => record.name === "Wrong Family" && !record.deleted);
-    const file = await writeManifest(directory.path, WRONG_FAMILY);
     for (const run of [
       ["apply", "-f", file, "--auto-approve"],
       ["apply", "-f", file, "--auto-approve"],
@@ -143,7 +159,7 @@ describe("a config of a plugin that is not a frontend app, asked of pipeline_fro
     }
     // The heal made the record and took it back: nothing to undo, so no journal is kept or named
     // (kept, one a cycle, they would push a real heal's journal out of --keep-heal-journals).
-    const heals = await readdir(join(directory.path, ".pcsync", "journal")).catch(() => []);
+    const heals = await readdir(join(directory, ".pcsync", "journal")).catch(() => []);
     expect(heals.filter((name) => name.endsWith("-heal.jsonl"))).toEqual([]);
   });
 });
@@ -290,6 +306,17 @@ describe("the same wrong-family config, its apply killed -9 before it took the r
     expect(live()).toEqual([]);
   });
 
+  it("is taken back by a new apply of the manifest, with the one it makes", async () => {
+    const { pcsync, live, file } = await killedBeforeTakingBack();
+    const [made] = live();
+    const again = await pcsync("apply", "-f", file, "--auto-approve", "--journal", "again.jsonl");
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stdout).toContain(
+      `(with record ${made}, made by an earlier run of this apply that was cut short)`,
+    );
+    expect(live()).toEqual([]);
+  });
+
   it("is deleted by a rollback of the killed run, without --force", async () => {
     const { pcsync, live } = await killedBeforeTakingBack();
     const [made] = live();
@@ -307,17 +334,6 @@ describe("the same wrong-family config beside its own plugin_configs record, its
   // wrong-family copy is held by the proxy (the service never sees it) and the apply killed -9:
   // its create went unanswered and made nothing. The plugin_configs record of that name and plugin
   // was there before the run: no rollback, resume or new apply may take it for that create's.
-  const BOTH = [
-    "version: 1",
-    "projects:",
-    '  "3":',
-    "    plugin_configs:",
-    "      configs:",
-    "        - { name: Wrong Family, plugin: 1, enabled: true }",
-    "    pipeline_frontend_apps_configs:",
-    "      configs:",
-    "        - { name: Wrong Family, plugin: 1, enabled: true }",
-  ].join("\n");
   const killedBeforeItsCreate = async () => {
     let kept: number[] = [];
     const killed = await killedWhileHeld(
@@ -352,5 +368,77 @@ describe("the same wrong-family config beside its own plugin_configs record, its
     expect(resumed.stdout + resumed.stderr).not.toMatch(/stale|changed since/);
     expect(resumed.code, resumed.stderr).toBe(1);
     expect(live()).toEqual(kept);
+  });
+});
+
+describe("the same wrong-family config beside its own plugin_configs config, both made by one run (posthog-2024)", () => {
+  it("keeps the plugin_configs record the run made, and takes back only the wrong-family one", async () => {
+    const { emulator, pcsync, file } = await onPosthog2024(BOTH);
+    const live = () =>
+      emulator
+        .snapshot()
+        .records.filter((record) => record.name === "Wrong Family" && !record.deleted)
+        .map((record) => ({ id: record.id, family: record.family }));
+    const applied = await pcsync("apply", "-f", file, "--auto-approve");
+    expect(applied.code, applied.stderr).toBe(1);
+    expect(applied.stdout).toMatch(/it was deleted again, so that no copy of it is left behind/);
+    const [kept] = live();
+    expect(live()).toEqual([{ id: expect.any(Number), family: "plugin_configs" }]);
+    // The next plan asks only for the config that cannot be made where it is asked.
+    const planned = await pcsync("plan", "-f", file);
+    expect(planned.stdout).toContain("Plan: 1 to create, 0 to update, 0 to delete, 0 to reorder.");
+    expect(planned.stdout).not.toMatch(/project 3 \/ plugin_configs/);
+    const again = await pcsync("apply", "-f", file, "--auto-approve");
+    expect(again.code, again.stderr).toBe(1);
+    expect(live()).toEqual([kept]);
+  });
+
+  it("killed -9 before it took the wrong-family record back: the resume keeps the plugin_configs record", async () => {
+    const { pcsync, live } = await killedWhileHeld(
+      BOTH,
+      (method, body) => method === "PATCH" && body.includes('"deleted":true'),
+    );
+    expect(live()).toHaveLength(2);
+    const [own] = live();
+    const resumed = await pcsync("apply", "--plan", "plan.json", "--resume", "--journal", "run.jsonl");
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(resumed.stdout + resumed.stderr).toMatch(
+      /made by an earlier run of this apply that was cut short/,
+    );
+    expect(live()).toEqual([own]);
+  });
+});
+
+describe("the same wrong-family config in a rollout's second wave (posthog-2024)", () => {
+  it("stops the rollout there and says which write failed and why, before the stop", async () => {
+    const { emulator, pcsync } = await onPosthog2024(
+      [
+        "version: 1",
+        "rollout:",
+        "  waves:",
+        '    - { name: canary, projects: ["2"] }',
+        "    - { name: rest, percent: 100 }",
+        "  bake: 0s",
+        "  health: { logs: { min_entries: 0 } }",
+        "projects:",
+        '  "2":',
+        "    plugin_configs:",
+        "      configs:",
+        "        - { name: Roll Out, plugin: 1, enabled: true }",
+        '  "3":',
+        "    pipeline_frontend_apps_configs:",
+        "      configs:",
+        "        - { name: Wrong Family, plugin: 1, enabled: true }",
+      ].join("\n"),
+    );
+    const applied = await pcsync("apply", "-f", "pcsync.yaml", "--auto-approve");
+    expect(applied.code, applied.stderr).toBe(1);
+    const failed = applied.stdout.indexOf('✗ failed: create "Wrong Family"');
+    expect(failed, applied.stdout).toBeGreaterThan(0);
+    expect(applied.stdout.slice(failed)).toMatch(/plugin 1 is not a frontend app/);
+    expect(applied.stderr).toContain('the rollout stopped in wave "rest" because a write did not succeed');
+    expect(
+      emulator.snapshot().records.filter((record) => record.name === "Wrong Family" && !record.deleted),
+    ).toEqual([]);
   });
 });
