@@ -7,6 +7,7 @@ import type { ApplyReport } from "../apply/types.js";
 import type { DesiredState } from "../manifest/types.js";
 import type { Plan } from "../plan/types.js";
 import { nounAndList } from "../plural.js";
+import { renderApplyReport } from "../render/apply-report.js";
 import {
   type RolloutRun,
   applyRollout as runRolloutApply,
@@ -24,7 +25,7 @@ import { rolloutDigest } from "../rollout/rollout-journal.js";
 import type { RolloutOutcome, UndoneWave } from "../rollout/run-rollout.js";
 import { resolveSilently } from "../run/plan-manifest.js";
 import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
-import type { CliIo } from "./cli-io.js";
+import { type CliIo, useColour } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
 import { applyJournaled, type JournalFlags } from "./journal-run.js";
@@ -164,10 +165,13 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
   // With --format json, stdout holds the JSON document alone: the words go to stderr, and a rollout
   // that did not complete prints its document (with the failing projects) before its error.
   const json = flags.format === "json";
+  const ends = result.outcome.result === "complete" && result.leftOut.length === 0;
+  // One that does not complete ends with its error: its waves' writes are told first (a failed one
+  // with why), as apply tells a complete one's once it returns.
+  if (!json && !ends) renderApplyReport(result.report, io.stdout, { colour: useColour(io.stdout, io.env) });
   const told = outcomeText(result.outcome, result.journalPath);
   (json ? io.stderr : io.stdout).write(told);
   const summary = rolloutJson(result.outcome, result.journalPath, result.leftOut);
-  const ends = result.outcome.result === "complete" && result.leftOut.length === 0;
   if (json && !ends) printApplyJson(run.plan, result.report, io, summary);
   // The job page's summary says how the rollout ended, also (and above all) when it did not complete.
   await appendStepSummary(run.plan, io, `pcsync apply (rollout ${ROLLOUT_TITLES[result.outcome.result]})`, {
