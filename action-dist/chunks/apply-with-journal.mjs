@@ -2,7 +2,7 @@
 import { F as groupBy, L as formatSeconds, dt as familyKey, mt as ofFamily, tt as readMark } from "./common-manifest.mjs";
 import { Ct as sleepUnlessAborted, I as minimumSettleTimeoutMs, It as pluginDefaults, Jt as familiesListing, Kt as projectRecordKey, R as settleWindowMs, Vt as serializePlan, it as describeStoredDescription, st as mapConcurrent, tn as showsEveryRecord, tt as shownValue, ut as getConfig, xt as realSleep } from "./common-service.mjs";
 import { E as InputError, g as isServiceError, h as isRequestError, k as plural, m as isApiError, x as neutraliseJson } from "./common-program.mjs";
-import { S as FamilyReader, _ as markProblem, a as DEFAULT_JOURNAL_DIR, d as imageOf, f as readJournal, g as isRecordOfCreate, h as dedupeCreates, o as JOURNAL_FORMAT, p as sentTo, r as replayJournal, t as idsCreatedBy, v as markedBody, x as RecordWriter, y as mismatchedFields } from "./replay-journal.mjs";
+import { C as RecordWriter, _ as isOfConfig, b as markedBody, f as imageOf, g as dedupeCreates, m as sentTo, o as DEFAULT_JOURNAL_DIR, p as readJournal, s as JOURNAL_FORMAT, t as createsSentBy, v as isRecordOfCreate, w as FamilyReader, x as mismatchedFields, y as markProblem } from "./replay-journal.mjs";
 import { g as locateSecrets, p as describeError } from "./early-signals.mjs";
 import { t as familiesTouchedBy } from "./check-stale.mjs";
 import { a as regularFilesIn, r as JournalFile, t as JournalLock } from "./journal-lock.mjs";
@@ -146,12 +146,12 @@ async function recentKilledRuns(client, cwd, directories, now) {
 	return journals;
 }
 /**
-* The creates that runs killed in this directory lately sent and never had answered
-* (recentKilledRuns): apply takes back a record of theirs that the service keeps in another
-* family's list than asked, with its own (ApplyOptions.unansweredCreates).
+* The creates that runs killed in this directory lately sent (recentKilledRuns): apply takes back
+* a record of theirs that the service keeps in another family's list than asked, with its own
+* (ApplyOptions.earlierCreates).
 */
-async function unansweredCreatesOfKilledRuns(client, cwd, directories) {
-	return (await recentKilledRuns(client, cwd, directories, Date.now())).flatMap((journal) => replayJournal(journal).lostCreates);
+async function createsOfKilledRuns(client, cwd, directories) {
+	return (await recentKilledRuns(client, cwd, directories, Date.now())).flatMap(createsSentBy);
 }
 /**
 * Waits, as `waitForLateWrites` does, for the creates of `plan` that a run killed in this directory
@@ -459,13 +459,9 @@ function writeProblem(change, record) {
 function mismatchMessage(change, record, wrong) {
 	return `the server accepted the write but did not apply it: ${wrong.map((field) => field === "description" && change.mark === void 0 ? `description is ${describeStoredDescription(record.description)}, not ${describeStoredDescription(change.fields.description?.to)}` : `${field} is ${neutraliseJson(JSON.stringify(shownValue(field, record)))}, not ${neutraliseJson(JSON.stringify(change.fields[field]?.to))}`).join("; ")}${wrong.includes("plugin") ? `. This server cannot change the plugin of an existing config: to switch plugins, give the config a new name (and drop its "id:" if it has one) so that pcsync creates a new record, then delete or prune record ${record.id}` : ""}`;
 }
-async function applyCreate(writer, change, knownIds, createdIds, reader, elsewhere) {
+async function applyCreate(writer, change, createdIds, lists, kept) {
 	try {
-		const created = await writer.create(change.project, change.family, bodyOf(change), {
-			knownIds,
-			reader,
-			...elsewhere === void 0 ? {} : { elsewhere }
-		});
+		const created = await writer.create(change.project, change.family, bodyOf(change), lists, kept);
 		const { record } = created;
 		createdIds.add(record.id);
 		const certainty = { uncertain: created.uncertain };
@@ -636,7 +632,11 @@ async function applyFamily(writer, work, run) {
 	const deletes = work.changes.filter((change) => change.action === "delete");
 	const elsewhere = writes.some((change) => change.action === "create") ? await listsShowingFamily(client, project, family, current) : void 0;
 	const appliedWrites = await Promise.all(writes.map(async (change) => {
-		const applied = change.action === "create" ? await applyCreate(writer, change, knownIds, run.createdIds, reader, elsewhere) : { outcome: await applyUpdate(writer, change) };
+		const applied = change.action === "create" ? await applyCreate(writer, change, run.createdIds, {
+			knownIds,
+			reader,
+			...elsewhere === void 0 ? {} : { elsewhere }
+		}, [...new Set([...listed, ...elsewhere?.flatMap((list) => list.records) ?? []].filter((record) => isOfConfig(change, record)).map((record) => record.id))]) : { outcome: await applyUpdate(writer, change) };
 		progress(applied.outcome);
 		return applied;
 	}));
@@ -646,7 +646,7 @@ async function applyFamily(writer, work, run) {
 		family,
 		knownIds,
 		createdByRun: run.createdIds,
-		unansweredCreates: run.options.unansweredCreates,
+		earlierCreates: run.options.earlierCreates,
 		changes: writes,
 		outcomes: appliedWrites.map((applied) => applied.outcome),
 		certainties: appliedWrites.map((applied) => applied.certainty),
@@ -689,7 +689,8 @@ async function listsShowingFamily(client, project, family, current) {
 			const records = read ?? (await reader.read(client.now())).records;
 			lists.push({
 				reader,
-				knownIds: new Set(records.map((record) => record.id))
+				knownIds: new Set(records.map((record) => record.id)),
+				records
 			});
 		} catch {}
 	}
@@ -720,7 +721,7 @@ async function applyWithJournal(client, plan, state, options) {
 	const known = options.alsoKnown ? { families: [...state.families, ...options.alsoKnown.families] } : state;
 	const given = options.journalPath;
 	const journalPath = options.resumed?.path ?? (given === false ? void 0 : given ?? defaultJournalPath(/* @__PURE__ */ new Date()));
-	const unansweredCreates = await unansweredCreatesBefore(client, plan, options, journalPath);
+	const earlierCreates = await earlierCreatesBefore(client, plan, options, journalPath);
 	let ownLock;
 	if (journalPath !== void 0 && (options.lock === void 0 || !options.resumed)) {
 		await makeDefaultDirectory(journalPath, files.cwd);
@@ -748,12 +749,12 @@ async function applyWithJournal(client, plan, state, options) {
 		options.beforeWrites?.();
 		let report;
 		try {
-			const createdBefore = options.resumed && idsCreatedBy(options.resumed);
+			const createdBefore = options.resumed && createsSentBy(options.resumed).flatMap((create) => create.id ?? []);
 			report = await applyPlan(client, plan, state, {
 				...options.apply,
 				journal,
 				createdBefore,
-				unansweredCreates
+				earlierCreates
 			});
 		} finally {
 			await journal?.finish(report);
@@ -767,14 +768,14 @@ async function applyWithJournal(client, plan, state, options) {
 	}
 }
 /**
-* The creates that the run this one resumes, or runs killed here lately, sent and never had
-* answered, where the plan creates in a family whose records another family's list may show (the
-* records of those creates can be kept there: apply-plan.ts, ApplyOptions.unansweredCreates).
+* The creates that the run this one resumes, or runs killed here lately, sent, where the plan
+* creates in a family whose records another family's list may show (the records of those creates
+* can be kept there: apply-plan.ts, ApplyOptions.earlierCreates).
 */
-async function unansweredCreatesBefore(client, plan, options, journalPath) {
+async function earlierCreatesBefore(client, plan, options, journalPath) {
 	if (!plan.changes.some((change) => change.action === "create" && familiesListing(change.family).length > 0)) return [];
-	if (options.resumed) return replayJournal(options.resumed).lostCreates;
+	if (options.resumed) return createsSentBy(options.resumed);
 	const directories = journalPath === void 0 ? [] : [dirname(journalPath)];
-	return await unansweredCreatesOfKilledRuns(client, options.files.cwd, directories);
+	return await createsOfKilledRuns(client, options.files.cwd, directories);
 }
 export { makeDefaultDirectory as a, lateWritesOf as c, fingerprintPlan as i, waitForKilledRunsCreates as l, ApplyJournal as n, createShown as o, defaultJournalPath as r, isCreate as s, applyWithJournal as t, waitForLateWrites as u };

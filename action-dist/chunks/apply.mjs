@@ -6,7 +6,7 @@ import { t as checkMetricsFile } from "./metrics-file.mjs";
 import { $ as throwSayingNothingChanged, $t as listMayShow, B as isApplyComplete, D as loadManifestAndScope, E as manifestServer, Ht as summarizePlan, Kt as projectRecordKey, Nt as refusingGuards, Q as RefusedError, V as renderApplyReport, Wt as fingerprintMembership, a as scopeOf, b as concurrencyOf, c as printPlan, d as warnGuards, g as createProgress, i as planSettingsOf, k as planManifest, n as addScopeOptions, nt as showsStored, o as checkPlanPrintableAsJson, r as guardLimitsOf, s as printApplyJson, t as appendStepSummary, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption, z as describeGuard, zt as hasChanges } from "./common-service.mjs";
 import { B as formatSource, a as collect, dt as familyKey, h as runInputs, mt as ofFamily, n as addManifestOption, s as formatOption, ut as WRITABLE_FIELDS } from "./common-manifest.mjs";
 import { c as lateWritesOf, i as fingerprintPlan, l as waitForKilledRunsCreates, n as ApplyJournal, o as createShown, s as isCreate, u as waitForLateWrites } from "./apply-with-journal.mjs";
-import { _ as markProblem, a as DEFAULT_JOURNAL_DIR, b as showsChange, c as checkJournalServer, f as readJournal, g as isRecordOfCreate, i as showsPluginText, l as findJournalOfPlan, m as tornLineNote, n as learnPluginTexts, r as replayJournal, u as holdsNoRun } from "./replay-journal.mjs";
+import { S as showsChange, a as showsPluginText, d as holdsNoRun, h as tornLineNote, i as replayJournal, l as checkJournalServer, n as learnPluginTexts, o as DEFAULT_JOURNAL_DIR, p as readJournal, r as recordsOfLostCreate, u as findJournalOfPlan, v as isRecordOfCreate, y as markProblem } from "./replay-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
 import { i as refuseUnanswerable, r as confirmChanges, t as withInterruptWatch } from "./interrupt.mjs";
 import { n as describeJournalNext, t as applyJournaled } from "./journal-run.mjs";
@@ -104,14 +104,14 @@ function planResume(plan, replay, current) {
 	const runCreated = /* @__PURE__ */ new Set();
 	const touchedById = /* @__PURE__ */ new Map();
 	for (const touched of replay.records.values()) touchedById.set(projectRecordKey(touched.project, touched.id), touched);
-	const isLostCreate = (project, family, record) => replay.lostCreates.some((lost) => lost.project === project && listMayShow(family, lost.family) && isRecordOfCreate(lost, record));
+	const lostCreated = new Set(replay.lostCreates.flatMap((lost) => recordsOfLostCreate(lost, current).matching.map((record) => projectRecordKey(lost.project, record.id))));
 	const idsIn = /* @__PURE__ */ new Map();
 	for (const { project, family, records } of current.families) idsIn.set(familyKey(project, family), new Set(records.map((record) => record.id)));
 	const unwritten = current.families.map(({ project, family, records }) => {
 		const kept = [];
 		for (const record of records) {
 			const touched = touchedById.get(projectRecordKey(project, record.id));
-			const lost = touched === void 0 && isLostCreate(project, family, record);
+			const lost = touched === void 0 && lostCreated.has(projectRecordKey(project, record.id));
 			if (touched && touched.before === null || lost) {
 				runCreated.add(projectRecordKey(project, record.id));
 				continue;
@@ -413,10 +413,7 @@ Examples:
 					hasMoreWork: async (plan, rolledOut) => {
 						if (plan.rollout === void 0) return false;
 						rolloutRun = await import("./rollout-run.mjs");
-						return rolloutRun.hasUnfinishedRollout(client, rolledOut, {
-							...plan,
-							rollout: plan.rollout
-						}, flags, io, loaded?.whole);
+						return rolloutRun.hasUnfinishedRollout(client, rolledOut, plan, flags, io, loaded?.whole);
 					},
 					dryRunNotes: async (plan, rolledOut) => {
 						if (plan.rollout === void 0) return;

@@ -711,7 +711,9 @@ var BlockReader$1 = class {
 	readEntry(frame, column, keyEnd) {
 		if (keyEnd === void 0) giveUp();
 		const key = this.keyText(column, keyEnd);
-		if (key === "<<" || hasKey(frame, key)) giveUp();
+		frame.keys ??= /* @__PURE__ */ new Set();
+		if (key === "<<" || frame.keys.has(key)) giveUp();
+		frame.keys.add(key);
 		const slot = this.builder.entrySlot(frame.container, key, column, keyEnd);
 		const content = this.skipSpaces(keyEnd + 1);
 		if (this.isEndOfContent(content)) {
@@ -732,8 +734,7 @@ var BlockReader$1 = class {
 		if (first === 34 || first === 39) {
 			const close = this.findQuoteEnd(column);
 			if (close === void 0) giveUp();
-			if (close < lineEnd && text.charCodeAt(close) === 58 && this.isSpaceOrEnd(close + 1)) return close;
-			return;
+			return close < lineEnd && text.charCodeAt(close) === 58 && this.isSpaceOrEnd(close + 1) ? close : void 0;
 		}
 		for (let colon = column; colon < lineEnd; colon++) if (text.charCodeAt(colon) === 58 && this.isSpaceOrEnd(colon + 1)) {
 			if (colon - column > MAX_KEY_LENGTH) giveUp();
@@ -818,13 +819,6 @@ var BlockReader$1 = class {
 		this.builder.scalar(null, pending.emptyAt, pending.emptyAt, pending.slot);
 	}
 };
-/** Whether the map of `frame` has `key` already; remembers it otherwise. */
-function hasKey(frame, key) {
-	frame.keys ??= /* @__PURE__ */ new Set();
-	if (frame.keys.has(key)) return true;
-	frame.keys.add(key);
-	return false;
-}
 /** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
 function plainValue(raw) {
 	const first = raw.charCodeAt(0);
@@ -7680,7 +7674,7 @@ var TreeConverter = class {
 		for (const pair of items) {
 			if (!this.yaml.isPair(pair)) continue;
 			const keyNode = pair.key;
-			const keyStart = keyNode === null || keyNode === void 0 ? rangeStart(pair.value) : rangeStart(keyNode);
+			const keyStart = rangeStart(keyNode ?? pair.value);
 			const keyEnd = Math.max(keyStart, rangeEnd(keyNode));
 			const keyPosition = this.positionAt(keyStart);
 			const key = this.keyText(keyNode, keyPosition);
@@ -7725,16 +7719,12 @@ var TreeConverter = class {
 		this.builder.scalar(null, offset, offset, slot);
 	}
 };
-function rangeOf(node) {
-	if (typeof node !== "object" || node === null || !("range" in node)) return void 0;
-	const range = node.range;
-	return Array.isArray(range) ? range : void 0;
-}
+/** Where a node of yaml's tree starts in the text (0 for none, such as a missing key). */
 function rangeStart(node) {
-	return rangeOf(node)?.[0] ?? 0;
+	return node?.range?.[0] ?? 0;
 }
 function rangeEnd(node) {
-	return rangeOf(node)?.[1] ?? rangeStart(node);
+	return node?.range?.[1] ?? rangeStart(node);
 }
 // dist/src/manifest/compare-projects.js
 /** Code-unit comparison, not localeCompare: the order must not depend on the machine's locale. */
@@ -7922,10 +7912,7 @@ var Problems = class {
 			if (project !== void 0 && known.projects.at(-1) !== project) known.projects.push(project);
 			return;
 		}
-		if (severity === "error") {
-			this.errorCount += 1;
-			if (this.errorCount > MAX_EXPANSION_ERRORS) return;
-		}
+		if (severity === "error" && ++this.errorCount > MAX_EXPANSION_ERRORS) return;
 		this.found.set(key, {
 			severity,
 			at,
@@ -8106,7 +8093,6 @@ function expandFamily(context, family) {
 		for (const item of block.configs ?? []) add(entryOf(item, application, application.use.source), true);
 	}
 	const templatePrune = agreedPrune(settingBlocks, `, both templates used for ${family}`, family, context);
-	const templated = firstUse !== void 0;
 	const templatedEntry = (key, named, inherited) => {
 		const entry = byName.get(lookAlikeKey(named.name));
 		if (entry === void 0 && !context.usesUnknownTemplate) {
@@ -8132,11 +8118,10 @@ function expandFamily(context, family) {
 	}
 	for (const { set, block } of overriding) {
 		for (const item of block.configs ?? []) add(entryOf(item, block, set?.source), set !== void 0);
-		if (block.configs === void 0 && !templated && !context.usesUnknownTemplate) problems.add(block.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
+		if (block.configs === void 0 && firstUse === void 0 && !context.usesUnknownTemplate) problems.add(block.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
 	}
-	if (!templated && overriding.length === 0) return void 0;
 	const prune = own?.prune?.value ?? agreedPrune(overriding.slice(0, setCount).map(({ block }) => block), " of another set with the same project", family, context) ?? templatePrune ?? false;
-	const source = own?.source ?? overriding[0]?.block.source ?? firstUse ?? context.block?.source;
+	const source = own?.source ?? overriding[0]?.block.source ?? firstUse;
 	if (source === void 0) return void 0;
 	const kept = entries.filter((entry) => entry.omittedAt === void 0);
 	for (const { block } of overriding) settingBlocks.push(block);
@@ -8244,13 +8229,9 @@ function finishFamily(context, family, entries, prune, source, settingBlocks) {
 	return built;
 }
 /** Where the manifest names the project: its key under `projects:`, else its entry in a set's list. */
-function projectSourceOf(context) {
-	if (context.block !== void 0) return context.block.source;
-	for (const set of context.sets) {
-		if (set.projects === "all") continue;
-		const named = set.projects.find((place) => place.name === context.project);
-		if (named !== void 0) return named.source;
-	}
+function projectSourceOf({ block, sets, project }) {
+	const named = sets.flatMap((set) => set.projects === "all" ? [] : set.projects);
+	return block?.source ?? named.find((place) => place.name === project)?.source;
 }
 /**
 * Two configs of one project + family at one order, brought together from different blocks (a
@@ -8280,9 +8261,8 @@ function missingConfigs(family, templates) {
 function describeUnknownTemplated(key, name, family, templated) {
 	const candidates = templated.map((entry) => entry.fields.name);
 	if (candidates.length === 0) return `${key}: "${name}" names no templated config: no template used here provides ${family}`;
-	const suggestion = didYouMean(name, candidates);
-	const provided = candidates.slice(0, 10).map((candidate) => `"${candidate}"`).join(", ");
-	return `${key}: "${name}" is not a config of the templates used here${suggestion || `; they provide ${provided}`}`;
+	const provided = candidates.slice(0, 10).map((candidate) => `"${candidate}"`);
+	return `${key}: "${name}" is not a config of the templates used here${didYouMean(name, candidates) || `; they provide ${provided.join(", ")}`}`;
 }
 // dist/src/manifest/merge.js
 function mergeManifestFiles(files) {
@@ -8446,7 +8426,7 @@ function resolveVariables(inputs) {
 		const parsed = parseVarFile(source);
 		appendAll(errors, parsed.errors);
 		appendAll(warnings, parsed.warnings);
-		for (const entry of parsed.entries) values.set(entry.name, entry.variable);
+		for (const [name, variable] of parsed.entries) values.set(name, variable);
 	}
 	for (const { name, value } of inputs.assignments ?? []) values.set(name, {
 		value,
@@ -8489,18 +8469,14 @@ function parseVarFile(source) {
 	const fail = (offset, message) => errors.push(makeError(file, parsed.positionAt(offset), message));
 	const warnings = parsed.warnings.map((warning) => makeWarning(file, warning.position, "a tag here is ignored and the value read as text; remove the tag"));
 	const { root, entries: read } = parsed.built;
-	if (parsed.fatal && root === void 0) {
-		const position = parsed.errors[0]?.position ?? {
+	if (parsed.fatal && root === void 0) return {
+		entries: [],
+		errors: [makeError(file, parsed.errors[0]?.position ?? {
 			line: 1,
 			col: 1
-		};
-		errors.push(makeError(file, position, `not valid YAML here; ${VAR_FILE_SHAPE} (quote a value that contains \`: \`, \`#\` or starts with a special character)`));
-		return {
-			entries: [],
-			errors,
-			warnings
-		};
-	}
+		}, `not valid YAML here; ${VAR_FILE_SHAPE} (quote a value that contains \`: \`, \`#\` or starts with a special character)`)],
+		warnings
+	};
 	for (const problem of parsed.errors) errors.push(makeError(file, problem.position, problem.message));
 	if (root === void 0 || parsed.fatal) return {
 		entries: [],
@@ -8526,13 +8502,10 @@ function parseVarFile(source) {
 			continue;
 		}
 		const { line, col } = parsed.positionAt(entry.keyOffset);
-		entries.push({
-			name: entry.key,
-			variable: {
-				value: entry.value,
-				origin: `${file}:${line}:${col}`
-			}
-		});
+		entries.push([entry.key, {
+			value: entry.value,
+			origin: `${file}:${line}:${col}`
+		}]);
 	}
 	return {
 		entries,
@@ -8698,13 +8671,12 @@ function resolveTextWith(variables) {
 }
 function describeUnset(name, variables) {
 	const envName = `${VARIABLE_ENV_PREFIX}${name}`;
-	const ways = `set ${envName} in the environment, pass --var ${name}=VALUE or a --var-file, or give a default: \${${name}:-value}`;
 	if (name.startsWith("PCSYNC_VAR_") && name.length > 11) {
 		const short = name.slice(11);
 		return `variable ${name} is not set; write \${${short}}: the ${VARIABLE_ENV_PREFIX} prefix belongs only on the environment variable (${name} sets \${${short}})`;
 	}
 	if (variables.unprefixedEnvironmentNames?.has(name)) return `variable ${name} is not set: pcsync no longer reads the environment variable ${name} (a manifest could read any secret that way); set ${envName} or pass --var ${name}=VALUE`;
-	return `variable ${name} is not set; ${ways}`;
+	return `variable ${name} is not set; set ${envName} in the environment, pass --var ${name}=VALUE or a --var-file, or give a default: \${${name}:-value}`;
 }
 function describeBadReference(inner) {
 	if (inner.includes("${")) return `nested \`\${\` in "\${${inner}}" is not supported; use one variable per reference`;
@@ -9025,18 +8997,14 @@ function schemasAt(schema, path) {
 	return current;
 }
 function expand(root, schema) {
-	const result = [schema];
+	const parts = Array.isArray(schema.allOf) ? schema.allOf.map(asRecord) : [];
 	const reference = schema.$ref;
 	if (typeof reference === "string" && reference.startsWith("#/")) {
 		let target = root;
 		for (const segment of reference.slice(2).split("/")) target = asRecord(target?.[segment]);
-		if (target !== void 0) for (const each of expand(root, target)) result.push(each);
+		parts.unshift(target);
 	}
-	if (Array.isArray(schema.allOf)) for (const part of schema.allOf) {
-		const partSchema = asRecord(part);
-		if (partSchema !== void 0) for (const each of expand(root, partSchema)) result.push(each);
-	}
-	return result;
+	return [schema, ...parts.flatMap((part) => part === void 0 ? [] : expand(root, part))];
 }
 function schemaTypesAt(schema, path) {
 	const types = /* @__PURE__ */ new Set();
@@ -9240,10 +9208,11 @@ const ROLLOUT_DEFAULTS = {
 function readRollout(value, file, locations, errors, warnings) {
 	const rollout = asRecord(value);
 	if (rollout === void 0) return void 0;
-	const at = (path) => locations.lookup(["rollout", ...path])?.value ?? locations.lookup(["rollout"])?.key ?? {
+	const rolloutKey = locations.lookup(["rollout"])?.key ?? {
 		line: 1,
 		col: 1
 	};
+	const at = (path) => locations.lookup(["rollout", ...path])?.value ?? rolloutKey;
 	const placed = ({ line, col }) => ({
 		file,
 		line,
@@ -9346,10 +9315,7 @@ function readRollout(value, file, locations, errors, warnings) {
 		health,
 		failureBudget: orDefault(rollout.failure_budget, ROLLOUT_DEFAULTS.failureBudget),
 		onFailure: rollout.on_failure === "halt" ? "halt" : ROLLOUT_DEFAULTS.onFailure,
-		source: placed(locations.lookup(["rollout"])?.key ?? {
-			line: 1,
-			col: 1
-		}),
+		source: placed(rolloutKey),
 		projectSources
 	};
 }
@@ -9446,9 +9412,9 @@ function readManifestBlocks(file, plain) {
 		errors,
 		warnings
 	};
-	const server = asRecord(root.server);
-	if (server !== void 0 && typeof server.base_url === "string") read.baseUrl = {
-		value: server.base_url,
+	const baseUrl = asRecord(root.server)?.base_url;
+	if (typeof baseUrl === "string") read.baseUrl = {
+		value: baseUrl,
 		source: reader.at(["server", "base_url"])
 	};
 	if (typeof root.owner === "string") read.owner = {
@@ -9470,10 +9436,10 @@ function readManifestBlocks(file, plain) {
 			families: reader.families(asRecord(template), path, "", `template "${name}"`, [])
 		});
 	}
-	if (Array.isArray(root.project_sets)) root.project_sets.forEach((value, index) => {
+	for (const [index, value] of (Array.isArray(root.project_sets) ? root.project_sets : []).entries()) {
 		const set = asRecord(value);
 		if (set !== void 0) read.blocks.sets.push(reader.projectSet(set, index));
-	});
+	}
 	for (const [project, value] of Object.entries(asRecord(root.projects) ?? {})) {
 		const path = ["projects", project];
 		const source = reader.at(path, "key");
@@ -9843,14 +9809,32 @@ function describeValueError(error, path, root, params) {
 			const hint = FIELD_HINTS[missing];
 			return `missing required key "${missing}" ${path.length === 0 ? "at the top of the manifest" : `in ${label}`}${hint === void 0 ? "" : `; ${hint}`}`;
 		}
-		case "type": return describeTypeError(label, String(params.type), actual, field);
+		case "type": {
+			const expected = String(params.type);
+			return `${label} must be ${expected.split(",").map((type) => TYPE_WORDS[type] ?? type).join(" or ")}, got ${describeValue(actual)}${typeHint(expected, actual, field)}`;
+		}
 		case "const": return `${label} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(actual)}; this pcsync reads manifest version 1`;
 		case "minimum": return `${label} must be ${String(params.limit)} or more, got ${describeValue(actual)}${field === "id" ? " (record ids start at 1)" : ""}`;
 		case "maximum": return `${label} must be at most ${String(params.limit)}, got ${describeValue(actual)}`;
 		case "maxLength": return `${label} is ${typeof actual === "string" ? [...actual].length : "too many"} characters long; the service accepts at most ${String(params.limit)}, shorten it`;
 		case "minLength": return `${label} must not be empty`;
-		case "pattern": return describePatternError(label, field, actual, path.at(-3) === "waves");
-		case "enum": return describeEnumError(path, actual, params.allowedValues.map(String));
+		case "pattern": {
+			if (field === "name" && path.at(-3) === "waves") return `${label} must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got ${describeValue(actual)}`;
+			const control = field === "name" && typeof actual === "string" ? controlCharacterIn(actual) : void 0;
+			if (control !== void 0) return `${label} contains a control character (${control}); names are one line of printable text`;
+			if (field === "base_url") return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
+			if (typeof field === "string" && field.endsWith("_env")) return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
+			if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;
+			if (field === "bake") return `${label} must be a duration such as 30s, 10m, 1h or 1h30m, got ${describeValue(actual)}`;
+			return `${label} has an invalid format: ${describeValue(actual)}`;
+		}
+		case "enum": {
+			const allowed = params.allowedValues.map(String);
+			const inList = typeof field === "number";
+			const written = `"${String(inList ? path.at(-2) : field)}"${inList ? " entry" : ""} ${describeValue(actual)}`;
+			const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
+			return `${written} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
+		}
 		case "uniqueItems": return `${label} lists ${describeValue(valueAt(root, [...path, Number(params.j)]))} twice; keep one`;
 		case "format": return `${label} is not a valid URL: ${describeValue(actual)}; write it like https://app.example.com`;
 		default: return `${label} ${error.message ?? "is invalid"}`;
@@ -9866,18 +9850,6 @@ function describeUnknownKey(key, path) {
 	if (suggestion !== "") return `unknown ${noun} "${key}"${suggestion}`;
 	const list = (isProject ? allowed.filter((name) => name !== "use") : allowed).map((name) => `"${name}"`).join(", ");
 	return `unknown ${noun} "${key}"; ${isProject ? "the families are" : "allowed here"}: ${list}`;
-}
-/** A value outside a fixed list (`fields: al`, `ignore_fields: [enabeld]`): did you mean, else the list. */
-function describeEnumError(path, actual, allowed) {
-	const last = path.at(-1);
-	const inList = typeof last === "number";
-	const key = inList ? path.at(-2) : last;
-	const label = `"${String(key)}"${inList ? " entry" : ""} ${describeValue(actual)}`;
-	const suggestion = typeof actual === "string" ? didYouMean(actual, allowed) : "";
-	return `${label} is not one of ${allowed.map((value) => `"${value}"`).join(", ")}${suggestion}`;
-}
-function describeTypeError(label, expected, actual, field) {
-	return `${label} must be ${expected.split(",").map((type) => TYPE_WORDS[type] ?? type).join(" or ")}, got ${describeValue(actual)}${typeHint(expected, actual, field)}`;
 }
 /** How to write what was meant, for the usual slips: a number or yes/no where text goes, and back. */
 function typeHint(expected, actual, field) {
@@ -9904,16 +9876,6 @@ const TYPE_WORDS = {
 	object: "a mapping of keys to values",
 	array: "a list (`- item` lines)"
 };
-function describePatternError(label, field, actual, ofWave) {
-	if (field === "name" && ofWave) return `${label} must be 1 to 40 letters, digits, spaces, _, . or -, starting with a letter or a digit (such as canary), got ${describeValue(actual)}`;
-	const control = field === "name" && typeof actual === "string" ? controlCharacterIn(actual) : void 0;
-	if (control !== void 0) return `${label} contains a control character (${control}); names are one line of printable text`;
-	if (field === "base_url") return `${label} must start with http:// or https://, got ${describeValue(actual)}`;
-	if (typeof field === "string" && field.endsWith("_env")) return `${label} is the name of an environment variable (letters, digits and _, not starting with a digit, no $), got ${describeValue(actual)}`;
-	if (field === "username") return `${label} cannot hold a colon, got ${describeValue(actual)}`;
-	if (field === "bake") return `${label} must be a duration such as 30s, 10m, 1h or 1h30m, got ${describeValue(actual)}`;
-	return `${label} has an invalid format: ${describeValue(actual)}`;
-}
 /** What an item of these lists is called in a message; an item of any other list is an entry. */
 const LIST_ITEM_NOUNS = {
 	configs: "config",
@@ -10128,12 +10090,11 @@ function sortAndRedact(unsorted, order, { secrets = [] }) {
 }
 function loadOneManifest(source, variables) {
 	const { file } = source;
-	const toErrors = (problems) => problems.map((problem) => makeError(file, problem.position, problem.message));
-	const toWarnings = (problems) => problems.map((problem) => makeWarning(file, problem.position, problem.message));
+	const diagnose = (make, problems) => problems.map((problem) => make(file, problem.position, problem.message));
 	const parsed = parseYaml(source.text, () => new PlainBuilder(source.text, variables));
-	const warnings = toWarnings(parsed.warnings);
+	const warnings = diagnose(makeWarning, parsed.warnings);
 	if (parsed.fatal) return {
-		errors: capErrors(file, toErrors(parsed.errors)),
+		errors: capErrors(file, diagnose(makeError, parsed.errors)),
 		warnings,
 		loaded: void 0
 	};
@@ -10148,11 +10109,11 @@ function loadOneManifest(source, variables) {
 	};
 	const schema = validateManifestSchema(plain);
 	const checked = readManifestBlocks(file, plain);
-	appendAll(warnings, toWarnings(checked.warnings));
+	appendAll(warnings, diagnose(makeWarning, checked.warnings));
 	const earlyErrors = [...parsed.errors, ...interpolation];
 	const earlyLines = new Set(earlyErrors.map((problem) => problem.position.line));
 	const consequences = [...schema.errors, ...checked.errors].filter((problem) => !earlyLines.has(problem.position.line));
-	const errors = capErrors(file, toErrors([...earlyErrors, ...consequences]), schema.omitted);
+	const errors = capErrors(file, diagnose(makeError, [...earlyErrors, ...consequences]), schema.omitted);
 	return {
 		errors,
 		warnings,
@@ -10273,11 +10234,6 @@ function printDiagnostics(result, io, options = { text: true }) {
 	if (io.env.GITHUB_ACTIONS === "true") for (const diagnostic of diagnostics) io.stderr.write(`${formatGithubAnnotation(diagnostic)}\n`);
 }
 // dist/src/cli/shared-options.js
-/** The one error for a --family value that is not a family, whichever command it was given to. */
-function unknownFamily(value) {
-	const suggestion = suggestFamily(value);
-	return new InputError("usage", `unknown family "${value}" for --family${suggestion === void 0 ? "" : `; did you mean "${suggestion}"?`}; use one of: ${FAMILY_NAMES.join(", ")}`);
-}
 /** A typo of a family, or a part of exactly one family's name (`frontend`). */
 function suggestFamily(value) {
 	const close = suggestClosest(value, FAMILY_NAMES);
@@ -10297,9 +10253,11 @@ function parseFlag(flag, value, what, parse) {
 function collect(value, previous) {
 	return [...previous ?? [], value];
 }
+/** A --family value, or the one error for one that is not a family, whichever command it was given to. */
 function parseFamily(value) {
-	if (!isFamilyName(value)) throw unknownFamily(value);
-	return value;
+	if (isFamilyName(value)) return value;
+	const suggestion = suggestFamily(value);
+	throw new InputError("usage", `unknown family "${value}" for --family${suggestion === void 0 ? "" : `; did you mean "${suggestion}"?`}; use one of: ${FAMILY_NAMES.join(", ")}`);
 }
 /**
 * `--family NAME`: one of the two families, checked as it is parsed. `repeatable` collects several

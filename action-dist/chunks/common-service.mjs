@@ -193,12 +193,15 @@ function hasChanges(plan) {
 }
 /** A plan's `summary`: how many changes of each action, and how many records its reorders move. */
 function summarizePlan(changes, reorders) {
-	return {
-		create: changes.filter((change) => change.action === "create").length,
-		update: changes.filter((change) => change.action === "update").length,
-		delete: changes.filter((change) => change.action === "delete").length,
-		reorder: reorders.reduce((total, reorder) => total + reorder.moves.length, 0)
+	const summary = {
+		create: 0,
+		update: 0,
+		delete: 0,
+		reorder: 0
 	};
+	for (const change of changes) summary[change.action] += 1;
+	for (const reorder of reorders) summary.reorder += reorder.moves.length;
+	return summary;
 }
 /** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */
 function serializePlan(plan) {
@@ -13925,22 +13928,15 @@ function findOrderTies(managed, unmanaged) {
 function isPartial(targets) {
 	return targets !== void 0 && (targets.target.length > 0 || targets.exclude.length > 0);
 }
-/**
-* Whether a record of this name is in the targets: matched by a target (or no target given), and
-* by no exclude; the globs compiled once, for a test of many names.
-*/
-function targetTest(targets) {
-	const target = matchesAnyGlob(targets.target);
-	const exclude = matchesAnyGlob(targets.exclude);
-	return (name) => (targets.target.length === 0 || target(name)) && !exclude(name);
-}
 function selectTargets(changes, moves, targets) {
 	if (!isPartial(targets)) return {
 		changes,
 		moves,
 		reorderLeftOut: false
 	};
-	const targeted = targetTest(targets);
+	const target = matchesAnyGlob(targets.target);
+	const exclude = matchesAnyGlob(targets.exclude);
+	const targeted = (name) => (targets.target.length === 0 || target(name)) && !exclude(name);
 	const kept = changes.filter((change) => targeted(change.name));
 	const allMovesTargeted = moves.every((move) => targeted(move.name));
 	return {
@@ -13970,16 +13966,12 @@ function computePlan(desired, current, options = {}, planned) {
 		...assemblePlan(parts, withOwner),
 		refused: []
 	};
-	const refused = [];
+	const refused = parts.flatMap((part) => part.errors.filter((error) => error.refused === true));
 	return {
-		...assemblePlan(parts.map((part) => {
-			const errors = [];
-			for (const error of part.errors) (error.refused === true ? refused : errors).push(error);
-			return {
-				...part,
-				errors
-			};
-		}), withOwner),
+		...assemblePlan(parts.map((part) => ({
+			...part,
+			errors: part.errors.filter((error) => error.refused !== true)
+		})), withOwner),
 		refused
 	};
 }
@@ -14008,19 +14000,7 @@ function planProject(project, desired, current, options = {}) {
 	const claims = claimRecords(input, part.errors, owner);
 	for (const family of FAMILY_NAMES) {
 		const desiredFamily = input.desired.get(family);
-		if (!desiredFamily) continue;
-		const records = input.current.get(family)?.records ?? [];
-		const familyPlan = planFamily(input, desiredFamily, records, claims, options, owner);
-		appendAll(part.errors, familyPlan.errors);
-		appendAll(part.changes, familyPlan.changes);
-		if (familyPlan.reorder) part.reorders.push(familyPlan.reorder);
-		part.families.push(familyPlan.report);
-		appendAll(part.guards, familyPlan.guards);
-		const byId = new Map(records.map((record) => [record.id, record]));
-		for (const id of familyPlan.touchedIds) {
-			const record = byId.get(id);
-			if (record) part.fingerprints[recordKey(project, family, id)] = fingerprintRecord(record);
-		}
+		if (desiredFamily) planFamily(part, input, desiredFamily, claims, options, owner);
 	}
 	return part;
 }
@@ -14182,8 +14162,10 @@ function lookAlikeNote(from, to) {
 	if (from === null || from === to || lookAlikeKey(from) !== lookAlikeKey(to)) return {};
 	return { lookAlike: describeLookAlike(from, to) };
 }
-function planFamily(input, desiredFamily, listed, claims, options, owner) {
+/** Plans one family of the project, adding its changes, reorder, report, guards and fingerprints to `part`. */
+function planFamily(part, input, desiredFamily, claims, options, owner) {
 	const { project, family } = desiredFamily;
+	const listed = input.current.get(family)?.records ?? [];
 	const familySource = formatSource(desiredFamily.source);
 	const otherIds = idsOfOtherFamilies(family, input.current.values());
 	const owned = listed.filter((record) => {
@@ -14191,7 +14173,6 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		if (claim) return claim.family === family;
 		return !otherIds.has(record.id);
 	});
-	const errors = [];
 	const changes = [];
 	const moves = [];
 	const placed = [];
@@ -14199,7 +14180,7 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 	const claimedNames = /* @__PURE__ */ new Map();
 	const refuse = (conflict, owner, source) => {
 		const message = describeOwnerConflict(conflict, `project ${project} ${family}`, owner.name);
-		errors.push({
+		part.errors.push({
 			project,
 			family,
 			message,
@@ -14304,10 +14285,10 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 	const { prunable, kept, pruneKept } = splitPrunable(owner, unclaimed);
 	const prunes = desiredFamily.prune ? prunable.map((record) => deleteChange(project, family, record, familySource, {})) : [];
 	appendAll(changes, prunes);
+	const prunesSet = new Set(prunes);
 	const unmanaged = desiredFamily.prune ? kept : unclaimed;
 	const orderTies = findOrderTies(placed, unmanaged);
 	const selected = selectTargets(changes, moves, options.targets);
-	const touchedIds = [...selected.changes.flatMap((change) => change.action === "create" || change.id === null ? [] : [change.id]), ...selected.moves.map((move) => move.id)];
 	const protect = protectEntries(desiredFamily, claimedNames);
 	const where = {
 		project,
@@ -14320,7 +14301,7 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		...where,
 		owned: ownedForPrune(ownedByThis, selected.changes),
 		creates: selected.changes.filter((change) => change.action === "create").length,
-		deletes: selected.changes.filter((change) => prunes.includes(change)).length,
+		deletes: selected.changes.filter((change) => prunesSet.has(change)).length,
 		...owner === void 0 ? {} : { owner: owner.name }
 	}, options.maxDeletePercent ?? PLAN_DEFAULTS.maxDeletePercent);
 	const updateGuard = findUpdateGuard({
@@ -14328,44 +14309,48 @@ function planFamily(input, desiredFamily, listed, claims, options, owner) {
 		owned: ownedForUpdates(owned, selected.changes),
 		updates: selected.changes.filter(countsAsUpdate).length
 	}, options.maxUpdatePercent ?? PLAN_DEFAULTS.maxUpdatePercent);
-	const guards = [
-		findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []),
+	const protectedGuard = findProtectedDeletes(where, selected.changes, protect, options.allowDestroy ?? []);
+	for (const guard of [
+		protectedGuard,
 		deleteGuard,
 		updateGuard
-	].filter((guard) => guard !== void 0);
-	return {
-		errors,
-		changes: selected.changes,
-		reorder: selected.moves.length > 0 ? {
-			project,
-			family,
-			moves: selected.moves,
-			source: familySource
-		} : void 0,
-		report: {
-			project,
-			family,
-			prune: desiredFamily.prune,
-			recordCount: owned.length,
-			membership: fingerprintMembership(listed),
-			...showsOtherFamiliesOf(family, input.current.values()) ? { ownMembership: fingerprintMembership(listed.filter((record) => !otherIds.has(record.id))) } : {},
-			unmanaged: unmanaged.map((record) => ({
-				id: record.id,
-				name: record.name,
-				plugin: record.plugin,
-				order: record.order,
-				enabled: record.enabled,
+	]) if (guard) part.guards.push(guard);
+	appendAll(part.changes, selected.changes);
+	if (selected.moves.length > 0) part.reorders.push({
+		project,
+		family,
+		moves: selected.moves,
+		source: familySource
+	});
+	const byId = new Map(listed.map((record) => [record.id, record]));
+	for (const { id } of [...selected.changes, ...selected.moves]) {
+		const record = id === null ? void 0 : byId.get(id);
+		if (record) part.fingerprints[recordKey(project, family, record.id)] = fingerprintRecord(record);
+	}
+	part.families.push({
+		project,
+		family,
+		prune: desiredFamily.prune,
+		recordCount: owned.length,
+		membership: fingerprintMembership(listed),
+		...showsOtherFamiliesOf(family, input.current.values()) ? { ownMembership: fingerprintMembership(listed.filter((record) => !otherIds.has(record.id))) } : {},
+		unmanaged: unmanaged.map((record) => {
+			const { id, name, plugin, order, enabled } = record;
+			return {
+				id,
+				name,
+				plugin,
+				order,
+				enabled,
 				...unmanagedOwner(owner, record)
-			})),
-			...orderTies.length > 0 ? { orderTies } : {},
-			...desiredFamily.prune && pruneKept !== void 0 ? { pruneKept } : {},
-			...protect.length > 0 ? { protect } : {},
-			...ignored > 0 ? { ignored } : {},
-			...selected.reorderLeftOut ? { reorderLeftOut: true } : {}
-		},
-		guards,
-		touchedIds
-	};
+			};
+		}),
+		...orderTies.length > 0 ? { orderTies } : {},
+		...desiredFamily.prune && pruneKept !== void 0 ? { pruneKept } : {},
+		...protect.length > 0 ? { protect } : {},
+		...ignored > 0 ? { ignored } : {},
+		...selected.reorderLeftOut ? { reorderLeftOut: true } : {}
+	});
 }
 function deleteChange(project, family, record, source, via) {
 	return {
@@ -14805,13 +14790,6 @@ function parsePositiveNumber(value, flag) {
 function concurrencyOf(flags) {
 	return parsePositiveInt(flags.concurrency, "--concurrency");
 }
-/** `--max-list-records` and `--list-timeout`, checked. */
-function listBoundsOf(flags) {
-	return {
-		maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
-		maxReadMs: parseSecondsFlag(flags.listTimeout, "--list-timeout")
-	};
-}
 /**
 * PCSYNC_TIME_SCALE, a testing seam: every duration of the client (timeouts, proof windows, the
 * settle time, backoffs, the longest pause honoured, the list time bound) multiplied by one factor,
@@ -14840,7 +14818,10 @@ async function createClientFromFlags(flags, io, options = {}) {
 				...flags.maxRps === void 0 ? {} : { maxRps: parsePositiveNumber(flags.maxRps, "--max-rps") },
 				requestTimeoutMs: timeoutMs,
 				bodyTimeoutMs: timeoutMs,
-				listBounds: listBoundsOf(flags),
+				listBounds: {
+					maxRecords: parsePositiveInt(flags.maxListRecords, "--max-list-records"),
+					maxReadMs: parseSecondsFlag(flags.listTimeout, "--list-timeout")
+				},
 				treat5xxAsInFlight: flags.treat5xxAsInFlight === true,
 				timeScale: timeScaleOf(io.env),
 				...flags.verbose ? { trace: (line) => io.stderr.write(`${line}\n`) } : {}
@@ -15377,25 +15358,22 @@ function describePlan(plan, options) {
 	const sections = /* @__PURE__ */ new Map();
 	const sectionFor = (project, family) => {
 		const key = familyKey(project, family);
-		let section = sections.get(key);
-		if (!section) {
-			section = {
-				project,
-				family,
-				counts: {
-					create: 0,
-					update: 0,
-					delete: 0,
-					reorder: 0
-				},
-				items: [],
-				unmanaged: [],
-				ties: [],
-				guards: [],
-				notes: []
-			};
-			sections.set(key, section);
-		}
+		const section = sections.get(key) ?? {
+			project,
+			family,
+			counts: {
+				create: 0,
+				update: 0,
+				delete: 0,
+				reorder: 0
+			},
+			items: [],
+			unmanaged: [],
+			ties: [],
+			guards: [],
+			notes: []
+		};
+		sections.set(key, section);
 		return section;
 	};
 	for (const report of plan.families) {
@@ -15427,7 +15405,13 @@ function describePlan(plan, options) {
 		for (const move of reorder.moves) section.items.push(describeMove(move, reorder.source, options));
 	}
 	for (const guard of plan.guards) sectionFor(guard.project, guard.family).guards.push(guard);
-	return [...sections.values()].filter((section) => section.items.length > 0 || section.unmanaged.length > 0 || section.ties.length > 0 || section.guards.length > 0 || section.notes.length > 0);
+	return [...sections.values()].filter(({ items, unmanaged, ties, guards, notes }) => [
+		items,
+		unmanaged,
+		ties,
+		guards,
+		notes
+	].some((list) => list.length > 0));
 }
 /** `Partial plan (--target "A*"): ...`, for a plan made with --target/--exclude; else undefined. */
 function describePartial(plan) {

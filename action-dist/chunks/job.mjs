@@ -12,8 +12,7 @@ function parsePayload(text) {
 	try {
 		value = JSON.parse(text);
 	} catch (error) {
-		const reason = describeError(error);
-		throw new InputError("usage", `--payload is not valid JSON (${reason}); quote it for the shell, e.g. --payload '{"key": "value"}'`);
+		throw new InputError("usage", `--payload is not valid JSON (${describeError(error)}); quote it for the shell, e.g. --payload '{"key": "value"}'`);
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InputError("usage", `--payload must be a JSON object such as '{"key": "value"}', not ${text.trim().slice(0, 60)}`);
 	return value;

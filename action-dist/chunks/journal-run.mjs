@@ -123,22 +123,19 @@ function describeJournalNext(journalPath, start) {
 * the journal of the interrupted run this one finishes. Names the journal on stderr at the end.
 */
 async function applyJournaled(client, plan, state, run) {
-	const { flags, io, interrupts } = run;
+	const { flags, io, interrupts, inputs, endWith, ...journaled } = run;
 	const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length, { pausedUntil: () => client.limiter.state.pausedUntil });
 	let journal;
 	let report;
 	try {
 		const applied = await applyWithJournal(client, plan, state, {
+			...journaled,
 			journalPath: flags.journal,
-			resumed: run.resumed,
-			lock: run.lock,
-			start: run.start,
 			files: {
 				cwd: io.cwd,
-				inputs: run.inputs,
+				inputs,
 				secrets: io.secrets
 			},
-			alsoKnown: run.alsoKnown,
 			apply: {
 				concurrency: concurrencyOf(flags),
 				onProgress: (done, total, outcome) => progress.onOutcome(done, total, outcome),
@@ -157,7 +154,7 @@ async function applyJournaled(client, plan, state, run) {
 		progress.finish();
 		if (journal !== void 0) {
 			const lines = describeJournalNext(journal, run.start);
-			if (report !== void 0 && run.endWith !== void 0) run.endWith({
+			if (report !== void 0 && endWith !== void 0) endWith({
 				lines,
 				path: journal
 			});

@@ -170,6 +170,11 @@ const schema11 = {
 				"before": {
 					"type": "array",
 					"items": { "$ref": "#/definitions/image" }
+				},
+				"kept": {
+					"description": "A create: the records of its config that the lists it may appear in held before it was sent; none is its record.",
+					"type": "array",
+					"items": { "$ref": "#/definitions/recordId" }
 				}
 			}
 		},
@@ -236,7 +241,7 @@ const schema11 = {
 		}
 	}
 };
-const schema22 = {
+const schema23 = {
 	"description": "The run was resumed here.",
 	"type": "object",
 	"required": ["type", "at"],
@@ -245,7 +250,7 @@ const schema22 = {
 		"at": { "type": "string" }
 	}
 };
-const schema23 = {
+const schema24 = {
 	"description": "The run ended.",
 	"type": "object",
 	"required": [
@@ -981,6 +986,11 @@ const schema14 = {
 		"before": {
 			"type": "array",
 			"items": { "$ref": "#/definitions/image" }
+		},
+		"kept": {
+			"description": "A create: the records of its config that the lists it may appear in held before it was sent; none is its record.",
+			"type": "array",
+			"items": { "$ref": "#/definitions/recordId" }
 		}
 	}
 };
@@ -1825,8 +1835,66 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
 				errors++;
 			}
 		}
+		if (data.kept !== void 0) {
+			let data10 = data.kept;
+			if (Array.isArray(data10)) {
+				const len1 = data10.length;
+				for (let i1 = 0; i1 < len1; i1++) {
+					let data11 = data10[i1];
+					if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
+						const err23 = {
+							instancePath: instancePath + "/kept/" + i1,
+							schemaPath: "#/definitions/recordId/type",
+							keyword: "type",
+							params: { type: "integer" },
+							message: "must be integer",
+							schema: schema15.type,
+							parentSchema: schema15,
+							data: data11
+						};
+						if (vErrors === null) vErrors = [err23];
+						else vErrors.push(err23);
+						errors++;
+					}
+					if (typeof data11 == "number" && isFinite(data11)) {
+						if (data11 < 1 || isNaN(data11)) {
+							const err24 = {
+								instancePath: instancePath + "/kept/" + i1,
+								schemaPath: "#/definitions/recordId/minimum",
+								keyword: "minimum",
+								params: {
+									comparison: ">=",
+									limit: 1
+								},
+								message: "must be >= 1",
+								schema: 1,
+								parentSchema: schema15,
+								data: data11
+							};
+							if (vErrors === null) vErrors = [err24];
+							else vErrors.push(err24);
+							errors++;
+						}
+					}
+				}
+			} else {
+				const err25 = {
+					instancePath: instancePath + "/kept",
+					schemaPath: "#/properties/kept/type",
+					keyword: "type",
+					params: { type: "array" },
+					message: "must be array",
+					schema: schema14.properties.kept.type,
+					parentSchema: schema14.properties.kept,
+					data: data10
+				};
+				if (vErrors === null) vErrors = [err25];
+				else vErrors.push(err25);
+				errors++;
+			}
+		}
 	} else {
-		const err23 = {
+		const err26 = {
 			instancePath,
 			schemaPath: "#/type",
 			keyword: "type",
@@ -1836,14 +1904,14 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
 			parentSchema: schema14,
 			data
 		};
-		if (vErrors === null) vErrors = [err23];
-		else vErrors.push(err23);
+		if (vErrors === null) vErrors = [err26];
+		else vErrors.push(err26);
 		errors++;
 	}
 	validate12.errors = vErrors;
 	return errors === 0;
 }
-const schema20 = {
+const schema21 = {
 	"description": "What became of an intent's write.",
 	"type": "object",
 	"required": [
@@ -1888,8 +1956,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "type" },
 				message: "must have required property 'type'",
-				schema: schema20.required,
-				parentSchema: schema20,
+				schema: schema21.required,
+				parentSchema: schema21,
 				data
 			};
 			if (vErrors === null) vErrors = [err0];
@@ -1903,8 +1971,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "seq" },
 				message: "must have required property 'seq'",
-				schema: schema20.required,
-				parentSchema: schema20,
+				schema: schema21.required,
+				parentSchema: schema21,
 				data
 			};
 			if (vErrors === null) vErrors = [err1];
@@ -1918,8 +1986,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 				keyword: "required",
 				params: { missingProperty: "status" },
 				message: "must have required property 'status'",
-				schema: schema20.required,
-				parentSchema: schema20,
+				schema: schema21.required,
+				parentSchema: schema21,
 				data
 			};
 			if (vErrors === null) vErrors = [err2];
@@ -1936,7 +2004,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 					params: { allowedValue: "outcome" },
 					message: "must be equal to constant",
 					schema: "outcome",
-					parentSchema: schema20.properties.type,
+					parentSchema: schema21.properties.type,
 					data: data0
 				};
 				if (vErrors === null) vErrors = [err3];
@@ -1989,10 +2057,10 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 					instancePath: instancePath + "/status",
 					schemaPath: "#/properties/status/enum",
 					keyword: "enum",
-					params: { allowedValues: schema20.properties.status.enum },
+					params: { allowedValues: schema21.properties.status.enum },
 					message: "must be equal to one of the allowed values",
-					schema: schema20.properties.status.enum,
-					parentSchema: schema20.properties.status,
+					schema: schema21.properties.status.enum,
+					parentSchema: schema21.properties.status,
 					data: data2
 				};
 				if (vErrors === null) vErrors = [err6];
@@ -2020,8 +2088,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 					keyword: "type",
 					params: { type: "array" },
 					message: "must be array",
-					schema: schema20.properties.records.type,
-					parentSchema: schema20.properties.records,
+					schema: schema21.properties.records.type,
+					parentSchema: schema21.properties.records,
 					data: data3
 				};
 				if (vErrors === null) vErrors = [err7];
@@ -2042,7 +2110,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 							params: { additionalProperty: key1 },
 							message: "must NOT have additional properties",
 							schema: false,
-							parentSchema: schema20.properties.pluginTexts.additionalProperties,
+							parentSchema: schema21.properties.pluginTexts.additionalProperties,
 							data: data6
 						};
 						if (vErrors === null) vErrors = [err8];
@@ -2058,8 +2126,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 								keyword: "type",
 								params: { type: "string" },
 								message: "must be string",
-								schema: schema20.properties.pluginTexts.additionalProperties.properties.name.type,
-								parentSchema: schema20.properties.pluginTexts.additionalProperties.properties.name,
+								schema: schema21.properties.pluginTexts.additionalProperties.properties.name.type,
+								parentSchema: schema21.properties.pluginTexts.additionalProperties.properties.name,
 								data: data7
 							};
 							if (vErrors === null) vErrors = [err9];
@@ -2076,8 +2144,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 								keyword: "type",
 								params: { type: "string" },
 								message: "must be string",
-								schema: schema20.properties.pluginTexts.additionalProperties.properties.description.type,
-								parentSchema: schema20.properties.pluginTexts.additionalProperties.properties.description,
+								schema: schema21.properties.pluginTexts.additionalProperties.properties.description.type,
+								parentSchema: schema21.properties.pluginTexts.additionalProperties.properties.description,
 								data: data8
 							};
 							if (vErrors === null) vErrors = [err10];
@@ -2092,8 +2160,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 						keyword: "type",
 						params: { type: "object" },
 						message: "must be object",
-						schema: schema20.properties.pluginTexts.additionalProperties.type,
-						parentSchema: schema20.properties.pluginTexts.additionalProperties,
+						schema: schema21.properties.pluginTexts.additionalProperties.type,
+						parentSchema: schema21.properties.pluginTexts.additionalProperties,
 						data: data6
 					};
 					if (vErrors === null) vErrors = [err11];
@@ -2108,8 +2176,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 					keyword: "type",
 					params: { type: "object" },
 					message: "must be object",
-					schema: schema20.properties.pluginTexts.type,
-					parentSchema: schema20.properties.pluginTexts,
+					schema: schema21.properties.pluginTexts.type,
+					parentSchema: schema21.properties.pluginTexts,
 					data: data5
 				};
 				if (vErrors === null) vErrors = [err12];
@@ -2124,8 +2192,8 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
 			keyword: "type",
 			params: { type: "object" },
 			message: "must be object",
-			schema: schema20.type,
-			parentSchema: schema20,
+			schema: schema21.type,
+			parentSchema: schema21,
 			data
 		};
 		if (vErrors === null) vErrors = [err13];
@@ -2213,8 +2281,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							keyword: "required",
 							params: { missingProperty: "type" },
 							message: "must have required property 'type'",
-							schema: schema22.required,
-							parentSchema: schema22,
+							schema: schema23.required,
+							parentSchema: schema23,
 							data
 						};
 						if (vErrors === null) vErrors = [err2];
@@ -2228,8 +2296,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							keyword: "required",
 							params: { missingProperty: "at" },
 							message: "must have required property 'at'",
-							schema: schema22.required,
-							parentSchema: schema22,
+							schema: schema23.required,
+							parentSchema: schema23,
 							data
 						};
 						if (vErrors === null) vErrors = [err3];
@@ -2246,7 +2314,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								params: { allowedValue: "resume" },
 								message: "must be equal to constant",
 								schema: "resume",
-								parentSchema: schema22.properties.type,
+								parentSchema: schema23.properties.type,
 								data: data1
 							};
 							if (vErrors === null) vErrors = [err4];
@@ -2263,8 +2331,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								keyword: "type",
 								params: { type: "string" },
 								message: "must be string",
-								schema: schema22.properties.at.type,
-								parentSchema: schema22.properties.at,
+								schema: schema23.properties.at.type,
+								parentSchema: schema23.properties.at,
 								data: data2
 							};
 							if (vErrors === null) vErrors = [err5];
@@ -2279,8 +2347,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						keyword: "type",
 						params: { type: "object" },
 						message: "must be object",
-						schema: schema22.type,
-						parentSchema: schema22,
+						schema: schema23.type,
+						parentSchema: schema23,
 						data
 					};
 					if (vErrors === null) vErrors = [err6];
@@ -2296,8 +2364,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							keyword: "required",
 							params: { missingProperty: "type" },
 							message: "must have required property 'type'",
-							schema: schema23.required,
-							parentSchema: schema23,
+							schema: schema24.required,
+							parentSchema: schema24,
 							data
 						};
 						if (vErrors === null) vErrors = [err7];
@@ -2311,8 +2379,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							keyword: "required",
 							params: { missingProperty: "at" },
 							message: "must have required property 'at'",
-							schema: schema23.required,
-							parentSchema: schema23,
+							schema: schema24.required,
+							parentSchema: schema24,
 							data
 						};
 						if (vErrors === null) vErrors = [err8];
@@ -2326,8 +2394,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 							keyword: "required",
 							params: { missingProperty: "summary" },
 							message: "must have required property 'summary'",
-							schema: schema23.required,
-							parentSchema: schema23,
+							schema: schema24.required,
+							parentSchema: schema24,
 							data
 						};
 						if (vErrors === null) vErrors = [err9];
@@ -2344,7 +2412,7 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								params: { allowedValue: "end" },
 								message: "must be equal to constant",
 								schema: "end",
-								parentSchema: schema23.properties.type,
+								parentSchema: schema24.properties.type,
 								data: data3
 							};
 							if (vErrors === null) vErrors = [err10];
@@ -2361,8 +2429,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								keyword: "type",
 								params: { type: "string" },
 								message: "must be string",
-								schema: schema23.properties.at.type,
-								parentSchema: schema23.properties.at,
+								schema: schema24.properties.at.type,
+								parentSchema: schema24.properties.at,
 								data: data4
 							};
 							if (vErrors === null) vErrors = [err11];
@@ -2379,8 +2447,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								keyword: "type",
 								params: { type: "object" },
 								message: "must be object",
-								schema: schema23.properties.summary.type,
-								parentSchema: schema23.properties.summary,
+								schema: schema24.properties.summary.type,
+								parentSchema: schema24.properties.summary,
 								data: data5
 							};
 							if (vErrors === null) vErrors = [err12];
@@ -2397,8 +2465,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 								keyword: "type",
 								params: { type: "string" },
 								message: "must be string",
-								schema: schema23.properties.mayLandUntil.type,
-								parentSchema: schema23.properties.mayLandUntil,
+								schema: schema24.properties.mayLandUntil.type,
+								parentSchema: schema24.properties.mayLandUntil,
 								data: data6
 							};
 							if (vErrors === null) vErrors = [err13];
@@ -2413,8 +2481,8 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
 						keyword: "type",
 						params: { type: "object" },
 						message: "must be object",
-						schema: schema23.type,
-						parentSchema: schema23,
+						schema: schema24.type,
+						parentSchema: schema24,
 						data
 					};
 					if (vErrors === null) vErrors = [err14];

@@ -2,7 +2,7 @@
 import { F as groupBy } from "./common-manifest.mjs";
 import { p as MARKERS } from "./common-service.mjs";
 import { k as plural, w as quoteServerText, x as neutraliseJson } from "./common-program.mjs";
-import { a as DEFAULT_JOURNAL_DIR, f as readJournal, r as replayJournal } from "./replay-journal.mjs";
+import { i as replayJournal, o as DEFAULT_JOURNAL_DIR, p as readJournal } from "./replay-journal.mjs";
 import { a as regularFilesIn, i as readTail, n as lockPathOf, t as JournalLock } from "./journal-lock.mjs";
 import { join, resolve } from "node:path";
 import { rm, stat } from "node:fs/promises";

@@ -15,7 +15,6 @@ Examples:
 	addScopeOptions(command);
 	addConnectionOptions(command, "manifest");
 	return command.action(async (flags) => {
-		const { format } = flags;
 		const scope = scopeOf(flags);
 		const { desired, whole } = await loadManifestAndScope(flags, scope, io);
 		const inputs = runInputs(flags, { manifests: true });
@@ -28,7 +27,7 @@ Examples:
 			const { plan } = await planManifest(client, desired, scope, planSettingsOf(flags, io), io);
 			const notice = plan.rollout === void 0 ? void 0 : await (await import("./last-rollout2.mjs")).rolloutNotice(client, desired, plan, io.cwd, void 0, whole);
 			const notices = notice === void 0 ? [] : [notice];
-			printPlan(plan, format, io, {
+			printPlan(plan, flags.format, io, {
 				verbose: flags.verbose === true,
 				notices
 			});

@@ -273,14 +273,15 @@ var RecordWriter = class {
 		});
 		return result;
 	}
-	create(project, family, body, options) {
+	create(project, family, body, options, kept = []) {
 		return this.#journaled({
 			op: "create",
 			project,
 			family,
 			id: null,
 			name: body.name ?? null,
-			send: { ...body }
+			send: { ...body },
+			...kept.length > 0 ? { kept: [...kept] } : {}
 		}, () => createConfigDetailed(this.client, project, family, body, {
 			...this.createRule,
 			...options
@@ -500,22 +501,25 @@ async function unlistedCreate(client, input, change, outcome, ownId) {
 	}
 }
 /**
-* The records of the create's config in `listing` that this run made before, other than `ownId`:
-* only a resumed run knows of any (those its interrupted part made). None when the list cannot be
-* read: the create's own record is taken back all the same.
+* The records of the create's config in `listing` that this run made before, other than `ownId`,
+* and those that unanswered creates of it by a killed run may have made (never one that was there
+* before they were sent). None when the list cannot be read: the create's own record is taken back
+* all the same.
 */
 async function earlierRecordsOfRun(client, input, change, listing, ownId) {
-	const mine = [...input.createdByRun].filter((id) => id !== ownId);
-	const unanswered = (input.unansweredCreates ?? []).filter((create) => create.project === input.project && create.family === input.family && isRecordOfCreate(create, {
+	const creates = (input.earlierCreates ?? []).filter((create) => create.project === input.project && create.family === input.family && isRecordOfCreate(create, {
 		name: change.name,
 		plugin: change.fields.plugin?.to
-	})).length;
-	if (mine.length === 0 && unanswered === 0) return [];
+	}));
+	const answered = new Set(creates.flatMap((create) => create.id === void 0 ? [] : [create.id]));
+	const unanswered = creates.filter((create) => create.id === void 0);
+	const keptByAll = (id) => unanswered.length > 0 && unanswered.every((create) => create.kept?.includes(id));
+	if (answered.size === 0 && unanswered.length === 0) return [];
 	try {
 		const ofConfig = (await listAllConfigs(client, input.project, listing)).filter((record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record));
-		const made = ofConfig.filter((record) => mine.includes(record.id));
-		const others = ofConfig.filter((record) => !mine.includes(record.id));
-		const unansweredMade = others.length <= unanswered ? others : [];
+		const made = ofConfig.filter((record) => answered.has(record.id));
+		const others = ofConfig.filter((record) => !answered.has(record.id) && !input.createdByRun.has(record.id) && !keptByAll(record.id));
+		const unansweredMade = others.length <= unanswered.length ? others : [];
 		return [...made, ...unansweredMade].map((record) => record.id).sort((a, b) => a - b);
 	} catch {
 		return [];
@@ -702,6 +706,7 @@ const LINE_WORDS = {
 	name: "name is not text or null",
 	send: "send is not an object",
 	before: "before is not a list",
+	kept: "kept is not a list of record ids",
 	status: `status is not one of ${STATUSES.join(", ")}`,
 	records: "records is not a list",
 	pluginTexts: "pluginTexts is not an object",
@@ -921,12 +926,42 @@ function addCandidate(record, field, value) {
 	if (!values.includes(value)) values.push(value);
 	record.after.set(field, values);
 }
-/** The ids of the records the journal's run created (answered creates). */
-function idsCreatedBy(journal) {
+/** The creates the journal's run sent that may have made a record: answered (with its id), or not. */
+function createsSentBy(journal) {
 	return journal.intents.flatMap((intent) => {
-		const made = intent.op === "create" ? journal.outcomes.get(intent.seq) : void 0;
-		return made?.status === "done" && made.records?.[0] !== void 0 ? [made.records[0].id] : [];
+		const outcome = intent.op === "create" ? journal.outcomes.get(intent.seq) : void 0;
+		if (intent.op !== "create" || outcome?.status === "failed" || outcome?.status === "not_sent") return [];
+		const made = outcome?.status === "done" ? outcome.records?.[0]?.id : void 0;
+		const { project, family, name, send, kept = [] } = intent;
+		return [{
+			project,
+			family,
+			name,
+			plugin: typeof send.plugin === "number" ? send.plugin : null,
+			kept,
+			...made === void 0 ? {} : { id: made }
+		}];
 	});
+}
+/**
+* The records a create whose answer was lost may have made: of its config, in its family's list;
+* none there, in a list that also shows the family (posthog-2024 keeps a config asked of the
+* frontend apps whose plugin is none under plugin_configs, and lists it there only). Never one that
+* was there before it was sent. The rollback and the resume both ask it.
+*/
+function recordsOfLostCreate(lost, current) {
+	const of = (family) => (current.families.find(ofFamily(lost.project, family))?.records ?? []).filter((record) => isRecordOfCreate(lost, record) && !lost.kept.includes(record.id));
+	for (const family of [lost.family, ...familiesListing(lost.family)]) {
+		const matching = of(family);
+		if (matching.length > 0) return {
+			family,
+			matching
+		};
+	}
+	return {
+		family: lost.family,
+		matching: []
+	};
 }
 function replayJournal(journal) {
 	const records = /* @__PURE__ */ new Map();
@@ -971,6 +1006,7 @@ function replayJournal(journal) {
 					name: intent.name,
 					plugin: typeof plugin === "number" ? plugin : null,
 					send: intent.send,
+					kept: intent.kept ?? [],
 					line: lineOf(intent)
 				});
 				continue;
@@ -1069,4 +1105,4 @@ async function learnPluginTexts(client, replay, read, options) {
 		if (texts) lost.pluginTexts = texts;
 	}
 }
-export { FamilyReader as S, markProblem as _, DEFAULT_JOURNAL_DIR as a, showsChange as b, checkJournalServer as c, imageOf as d, readJournal as f, isRecordOfCreate as g, dedupeCreates as h, showsPluginText as i, findJournalOfPlan as l, tornLineNote as m, learnPluginTexts as n, JOURNAL_FORMAT as o, sentTo as p, replayJournal as r, checkJournalExists as s, idsCreatedBy as t, holdsNoRun as u, markedBody as v, RecordWriter as x, mismatchedFields as y };
+export { RecordWriter as C, showsChange as S, isOfConfig as _, showsPluginText as a, markedBody as b, checkJournalExists as c, holdsNoRun as d, imageOf as f, dedupeCreates as g, tornLineNote as h, replayJournal as i, checkJournalServer as l, sentTo as m, learnPluginTexts as n, DEFAULT_JOURNAL_DIR as o, readJournal as p, recordsOfLostCreate as r, JOURNAL_FORMAT as s, createsSentBy as t, findJournalOfPlan as u, isRecordOfCreate as v, FamilyReader as w, mismatchedFields as x, markProblem as y };

@@ -98,12 +98,9 @@ function parseKeySpec(spec) {
 	};
 	const rest = spec.slice(firstColon + 1);
 	const lastColon = rest.lastIndexOf(":");
-	let scopesPart = rest;
-	let projectsPart = "*";
-	if (lastColon > 0 && PROJECTS_PATTERN.test(rest.slice(lastColon + 1))) {
-		scopesPart = rest.slice(0, lastColon);
-		projectsPart = rest.slice(lastColon + 1);
-	}
+	const named = lastColon > 0 && PROJECTS_PATTERN.test(rest.slice(lastColon + 1));
+	const scopesPart = named ? rest.slice(0, lastColon) : rest;
+	const projectsPart = named ? rest.slice(lastColon + 1) : "*";
 	const projects = projectsPart === "*" ? "*" : projectsPart.split(",").map((id) => Number.parseInt(id, 10));
 	return {
 		key,

@@ -11,9 +11,8 @@ Examples:
   $ pcsync show plan.json
   $ pcsync show plan.json --format markdown > plan.md   # a pull-request comment
   $ pcsync show plan.json --format json | jq .summary`).argument("<plan>", "the saved plan file (JSON, from `pcsync plan --out`)").addOption(formatOption()).option("--detailed-exitcode", "exit 0 when the plan has no changes, 2 when it has, 1 on error").option("-v, --verbose", "show every order tie in full").action(async (path, flags) => {
-		const { format } = flags;
 		const plan = await readSavedPlan(path, io.cwd);
-		printPlan(plan, format, io, { verbose: flags.verbose === true });
+		printPlan(plan, flags.format, io, { verbose: flags.verbose === true });
 		if (flags.detailedExitcode && hasChanges(plan)) setExit(2);
 	});
 };

@@ -14,11 +14,11 @@ const MAX_JITTER_PERCENT = 50;
 /** A change held back longer than this would in practice never be used. */
 const MAX_MANIFEST_SETTLE_MS = 36e5;
 const MAX_ROLLOUT_SETTLE_MS = 864e5;
-/** A flag's duration from 0 (a bare `0` too) to `max` ms, or undefined. */
-function durationUpTo(max) {
+/** A flag's duration from `min` to `max` ms (a bare `0` is 0 ms), or undefined. */
+function durationWithin(min, max) {
 	return (value) => {
 		const ms = value.trim() === "0" ? 0 : parseDuration(value);
-		return ms !== void 0 && ms <= max ? ms : void 0;
+		return ms !== void 0 && ms >= min && ms <= max ? ms : void 0;
 	};
 }
 const registerWatchCommand = (io, setExit) => {
@@ -46,16 +46,13 @@ Examples:
 	addConnectionOptions(command, "manifest");
 	addSettleTimeoutOption(command);
 	return command.action(async (flags, self) => {
-		const intervalMs = parseFlag("--interval", flags.interval, `a duration of at least ${MIN_INTERVAL_MS}ms, such as 30s, 5m or 1h`, (value) => {
-			const ms = parseDuration(value);
-			return ms !== void 0 && ms >= MIN_INTERVAL_MS ? ms : void 0;
-		});
+		const intervalMs = parseFlag("--interval", flags.interval, `a duration of at least ${MIN_INTERVAL_MS}ms, such as 30s, 5m or 1h`, durationWithin(MIN_INTERVAL_MS, Number.POSITIVE_INFINITY));
 		const jitterShare = parseFlag("--jitter", flags.jitter, `a percentage from 0 to ${MAX_JITTER_PERCENT}`, (value) => {
 			const percent = Number(value);
 			return value.trim() !== "" && Number.isFinite(percent) && percent >= 0 && percent <= MAX_JITTER_PERCENT ? percent / 100 : void 0;
 		});
-		const manifestSettleMs = parseFlag("--manifest-settle", flags.manifestSettle, "a duration from 0s to 1h, such as 10s, 30s or 2m", durationUpTo(MAX_MANIFEST_SETTLE_MS));
-		const rolloutSettleMs = parseFlag("--rollout-settle", flags.rolloutSettle, "a duration from 0s to 24h, such as 15m or 1h", durationUpTo(MAX_ROLLOUT_SETTLE_MS));
+		const manifestSettleMs = parseFlag("--manifest-settle", flags.manifestSettle, "a duration from 0s to 1h, such as 10s, 30s or 2m", durationWithin(0, MAX_MANIFEST_SETTLE_MS));
+		const rolloutSettleMs = parseFlag("--rollout-settle", flags.rolloutSettle, "a duration from 0s to 24h, such as 15m or 1h", durationWithin(0, MAX_ROLLOUT_SETTLE_MS));
 		const keepHealJournals = parseFlag("--keep-heal-journals", flags.keepHealJournals, "a whole number ≥ 0 (0: keep all)", (value) => /^\d+$/.test(value) ? Number(value) : void 0);
 		if (flags.metricsFile !== void 0) await checkMetricsFile(flags.metricsFile, {
 			cwd: io.cwd,
