@@ -492,7 +492,11 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   for (const { set, block } of overriding) {
     for (const item of block.configs ?? []) add(entryOf(item, block, set?.source), set !== undefined);
     if (block.configs === undefined && firstUse === undefined && !context.usesUnknownTemplate) {
-      problems.add(block.valueSource, missingConfigs(family, true), set === undefined ? undefined : project);
+      problems.add(
+        block.valueSource,
+        missingConfigs(family, context.templates.size > 0),
+        set === undefined ? undefined : project,
+      );
     }
   }
   const prune =

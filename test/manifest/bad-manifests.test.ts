@@ -151,6 +151,14 @@ const cases: BadCase[] = [
     ],
   },
   {
+    // No template to `use:` in this manifest: none is suggested.
+    name: "missing configs in a project set, with no templates",
+    yaml: 'version: 1\nproject_sets:\n  - projects: ["1"]\n    plugin_configs:\n      prune: true\n',
+    errors: [
+      'bad.yaml:5:7: missing required key "configs" in "plugin_configs"; add `configs:` with the list of configs (`configs: []` for none) (for project 1)',
+    ],
+  },
+  {
     name: "a family left empty",
     yaml: 'version: 1\nprojects:\n  "1":\n    plugin_configs:\n',
     errors: [
