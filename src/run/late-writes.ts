@@ -215,8 +215,9 @@ export async function killedRunsCreates(
 
 /**
  * The journals of runs of this server, under the default directory and `directories`, written
- * within the longest time a write of theirs may still land, and held by no live run (a live run's
- * writes are its own to settle; a second apply beside it is the dedupe's case).
+ * within the longest time a write of theirs may still land, and held by no other live run (a live
+ * run's writes are its own to settle; a second apply beside it is the dedupe's case). Those this
+ * run holds are of its earlier part: a rollout's journals of its earlier waves, stopped or not.
  */
 async function recentKilledRuns(
   client: ApiClient,
@@ -236,11 +237,7 @@ async function recentKilledRuns(
         () => 0,
       );
       if (modified < horizon) continue;
-      const live = await JournalLock.refuseIfHeld(path, { cwd }).then(
-        () => false,
-        () => true,
-      );
-      if (live) continue;
+      if (await JournalLock.heldElsewhere(path, { cwd })) continue;
       const journal = await readJournal(path, cwd).catch(() => undefined);
       if (journal !== undefined && journal.header.server === client.base.display) journals.push(journal);
     }

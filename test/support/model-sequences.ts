@@ -640,6 +640,19 @@ export const SEQUENCES: Sequence[] = [
     manifests: [manifest(null, { [PC]: family([]) }, { [FE]: family([{ name: "mislaid", protect: true }]) })],
     steps: [{ kind: "kill-resume", manifest: 0, writes: 1 }],
   },
+  {
+    seam: "a rollout whose first wave makes the mislaid config, stopped by SIGINT right after that create: applied again, the record the stopped run made is taken back",
+    profiles: ["posthog-2024"],
+    remote: [],
+    manifests: [
+      manifest(
+        "team-a",
+        { [PC]: family([]) },
+        { [PC]: family([]), [FE]: family([{ name: "Notification Bar" }, { name: "mislaid" }]) },
+      ),
+    ],
+    steps: [{ kind: "rollout-signal", manifest: 0, failing: false, signal: "SIGINT", writes: 1, delayMs: 0 }],
+  },
 ];
 
 /**

@@ -569,7 +569,8 @@ export class World {
   ): EmulatorData {
     const after = this.snapshot();
     this.checkNoDuplicates(after);
-    // A run killed between a create and its take-back leaves the record: the next run's to finish.
+    // A run killed (or stopped by a signal) between a create and its take-back leaves the record:
+    // the next run's to finish.
     if (run?.killed !== true) this.checkNoMislaidLeft(after);
     this.checkWritesThroughOwnFamily(after);
     if (run) {
@@ -1229,7 +1230,9 @@ export class World {
         this.onWrite = undefined;
       }
       this.checkOutput(args, stopped, true);
-      this.checkAfter(before, { model, scope: {}, owner: model.owner });
+      // A signal, as a kill, may come between a create and its take-back (no write starts after
+      // it): the record is the next run's to take back, checked once it has run.
+      this.checkAfter(before, { model, scope: {}, owner: model.owner, killed: true });
       const output = `${stopped.stdout}${stopped.stderr}`;
       const expected = signal === "SIGINT" ? 130 : 143;
       // 3: refused by a guard before any write (the plan warned of it), nothing to stop.
@@ -1245,6 +1248,8 @@ export class World {
     }
     const after = this.checkAfter(before, { model, scope: {}, owner: model.owner });
     const told = `${signal} after write ${writesBefore} (+${delayMs} ms), then applied again: exit ${again.code}:\n${again.stdout}${again.stderr}`;
+    // A wave's write that fails by design (the mislaid config) stops the rollout there, every time.
+    if (this.failsByDesign(model, again)) return;
     // Its plugin configs log errors, but a wave that changes none of them (frontend apps, deletes,
     // configs left disabled) has nothing to judge: it passes, and says so.
     const verdicts = [...`${stopped.stderr}${again.stderr}`.matchAll(/: project \S+ (passes|FAILS): (.*)/g)];
