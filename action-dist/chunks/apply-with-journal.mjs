@@ -129,8 +129,9 @@ async function killedRunsCreates(client, cwd, plan, options = {}) {
 }
 /**
 * The journals of runs of this server, under the default directory and `directories`, written
-* within the longest time a write of theirs may still land, and held by no live run (a live run's
-* writes are its own to settle; a second apply beside it is the dedupe's case).
+* within the longest time a write of theirs may still land, and held by no other live run (a live
+* run's writes are its own to settle; a second apply beside it is the dedupe's case). Those this
+* run holds are of its earlier part: a rollout's journals of its earlier waves, stopped or not.
 */
 async function recentKilledRuns(client, cwd, directories, now) {
 	const { requestTimeoutMs, timeScale } = client;
@@ -139,7 +140,7 @@ async function recentKilledRuns(client, cwd, directories, now) {
 	for (const directory of /* @__PURE__ */ new Set([DEFAULT_JOURNAL_DIR, ...directories])) for (const name of await regularFilesIn(resolve(cwd, directory), ".jsonl")) {
 		const path = join(directory, name);
 		if (await stat(resolve(cwd, path)).then((info) => info.mtimeMs, () => 0) < horizon) continue;
-		if (await JournalLock.refuseIfHeld(path, { cwd }).then(() => false, () => true)) continue;
+		if (await JournalLock.heldElsewhere(path, { cwd })) continue;
 		const journal = await readJournal(path, cwd).catch(() => void 0);
 		if (journal !== void 0 && journal.header.server === client.base.display) journals.push(journal);
 	}

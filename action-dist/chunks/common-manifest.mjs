@@ -8118,7 +8118,7 @@ function expandFamily(context, family) {
 	}
 	for (const { set, block } of overriding) {
 		for (const item of block.configs ?? []) add(entryOf(item, block, set?.source), set !== void 0);
-		if (block.configs === void 0 && firstUse === void 0 && !context.usesUnknownTemplate) problems.add(block.valueSource, missingConfigs(family, true), set === void 0 ? void 0 : project);
+		if (block.configs === void 0 && firstUse === void 0 && !context.usesUnknownTemplate) problems.add(block.valueSource, missingConfigs(family, context.templates.size > 0), set === void 0 ? void 0 : project);
 	}
 	const prune = own?.prune?.value ?? agreedPrune(overriding.slice(0, setCount).map(({ block }) => block), " of another set with the same project", family, context) ?? templatePrune ?? false;
 	const source = own?.source ?? overriding[0]?.block.source ?? firstUse;

@@ -274,6 +274,16 @@ var JournalLock = class JournalLock {
 		if (found === "young") throw heldBy(journal, path, void 0, options.held);
 		if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found, options.held);
 	}
+	/**
+	* Whether a live run other than this one holds the journal's lock: one this process holds (a
+	* rollout's journals of its earlier waves) is this run's own.
+	*/
+	static async heldElsewhere(journal, options) {
+		const path = resolve(options.cwd, lockPathOf(journal));
+		const found = await readHolder(path);
+		if (found === "young") return true;
+		return typeof found === "object" && !isStale(found, path) && heldHere.get(path) !== found.token;
+	}
 	/** The live run that holds the lock, if one does (a stale lock is no one's): for a run that only reads. */
 	static async holder(journal, options) {
 		const path = resolve(options.cwd, lockPathOf(journal));
