@@ -1076,7 +1076,8 @@ export class World {
         /still differs? from the manifest|since the plan was made|no longer held what the wave wrote/.test(
           applied.stderr,
         );
-      if (applied.code !== 0 && applied.code !== 4 && !stopped)
+      // 1 also where a wave's write fails by design (the mislaid config).
+      if (applied.code !== 0 && applied.code !== 4 && !stopped && !this.failsByDesign(model, applied))
         this.broken(
           "a rollout that another actor writes beside ends complete, halted, or stopped before its next wave",
           `exit ${applied.code}:\n${output}`,
