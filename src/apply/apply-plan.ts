@@ -137,6 +137,9 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
     ? await listsShowingFamily(client, project, family, current)
     : undefined;
 
+  // What the lists a create may land in held before it: its journal line names the records of its
+  // config among them, none of which is its record (RecordWriter.create).
+  const listedBefore = [...listed, ...(elsewhere?.flatMap((list) => list.records) ?? [])];
   const appliedWrites = await Promise.all(
     writes.map(async (change): Promise<AppliedWrite> => {
       const applied =
@@ -148,9 +151,7 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
               { knownIds, reader, ...(elsewhere === undefined ? {} : { elsewhere }) },
               [
                 ...new Set(
-                  [...listed, ...(elsewhere?.flatMap((list) => list.records) ?? [])]
-                    .filter((record) => isOfConfig(change, record))
-                    .map((record) => record.id),
+                  listedBefore.filter((record) => isOfConfig(change, record)).map((record) => record.id),
                 ),
               ],
             )

@@ -260,10 +260,10 @@ async function unlistedCreate(
 }
 
 /**
- * The records of the create's config in `listing` that this run made before, other than `ownId`,
- * and those that unanswered creates of it by a killed run may have made (never one that was there
- * before they were sent). None when the list cannot be read: the create's own record is taken back
- * all the same.
+ * The records of the create's config in `listing`, other than `ownId`, that earlier runs' creates of
+ * it made (the run this one resumes, runs killed here lately: DedupeInput.earlierCreates), or may
+ * have made, unanswered (never one that was there before they were sent). None when the list cannot
+ * be read: the create's own record is taken back all the same.
  */
 async function earlierRecordsOfRun(
   client: ApiClient,
