@@ -1238,7 +1238,12 @@ export class World {
       const expected = signal === "SIGINT" ? 130 : 143;
       // 3: refused by a guard before any write (the plan warned of it), nothing to stop.
       if (stopped.code === 3) return;
-      if (signal !== "SIGKILL" && ![0, 4, expected].includes(stopped.code ?? -1))
+      // 1: it had ended, a wave's write failing by design (the mislaid config), as 0 and 4 end it.
+      if (
+        signal !== "SIGKILL" &&
+        ![0, 4, expected].includes(stopped.code ?? -1) &&
+        !this.failsByDesign(model, stopped)
+      )
         this.broken(
           "a signal ends a rollout as it ends apply (130, 143), with a true account",
           `${signal} after write ${writesBefore} (+${delayMs} ms): exit ${stopped.signal ?? stopped.code}:\n${output}`,
