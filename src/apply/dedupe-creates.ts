@@ -281,6 +281,10 @@ async function earlierRecordsOfRun(
       isRecordOfCreate(create, { name: change.name, plugin: change.fields.plugin?.to as number }),
   );
   const answered = new Set(creates.flatMap((create) => (create.id === undefined ? [] : [create.id])));
+  // A record an earlier create of another config (or family) made is that create's, not one of these.
+  const accounted = new Set(
+    (input.earlierCreates ?? []).flatMap((create) => (create.id === undefined ? [] : [create.id])),
+  );
   // Each create sent unanswered made one record at most: as many records of the config as there
   // were such creates of it are theirs; more, and which are theirs cannot be told. A record that
   // was there before each such create was sent is none of theirs (one a resumed run's create saw
@@ -296,7 +300,7 @@ async function earlierRecordsOfRun(
     );
     const made = ofConfig.filter((record) => answered.has(record.id));
     const others = ofConfig.filter(
-      (record) => !answered.has(record.id) && !input.createdByRun.has(record.id) && !keptByAll(record.id),
+      (record) => !accounted.has(record.id) && !input.createdByRun.has(record.id) && !keptByAll(record.id),
     );
     const unansweredMade = others.length <= unanswered.length ? others : [];
     return [...made, ...unansweredMade].map((record) => record.id).sort((a, b) => a - b);

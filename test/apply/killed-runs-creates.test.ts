@@ -65,3 +65,36 @@ it("takes back a killed run's record that its resume's create saw, and never the
   ]);
   expect(live()).toEqual([before.id]);
 });
+
+it("takes back a killed run's unanswered wrong-family record, never the plugin_configs record of its answered create", async () => {
+  const emulator = await startEmulator({
+    profile: "posthog-2024",
+    keys: [{ key: KEY, scopes: null, projects: "*" }],
+  });
+  const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY, concurrency: 2 });
+  cleanup.push(
+    () => emulator.close(),
+    () => client.close(),
+  );
+  const body = { name: "Mislaid", plugin: 3, enabled: true, order: 1 };
+  // The killed run made both: the manifest's plugin_configs config (answered), then the
+  // wrong-family one (its answer lost to the kill).
+  const own = await createRecord(client, "1", "plugin_configs", body);
+  const lost = await createRecord(client, "1", "pipeline_frontend_apps_configs", body);
+  const live = () =>
+    emulator
+      .snapshot()
+      .records.filter((record) => record.name === "Mislaid" && !record.deleted)
+      .map((record) => record.id);
+  const config = { project: "1", name: "Mislaid", plugin: 3 };
+  const { report } = await applyOnce(client, loadDesired(MANIFEST), {
+    earlierCreates: [
+      { ...config, family: "plugin_configs", id: own.id, kept: [] },
+      { ...config, family: "pipeline_frontend_apps_configs", kept: [] },
+    ],
+  });
+  expect(report.outcomes.map((outcome) => outcome.message)).toEqual([
+    expect.stringContaining(`it was deleted again (with record ${lost.id}, made by an earlier run`),
+  ]);
+  expect(live()).toEqual([own.id]);
+});
