@@ -632,12 +632,13 @@ async function applyFamily(writer, work, run) {
 	const writes = work.changes.filter((change) => change.action !== "delete");
 	const deletes = work.changes.filter((change) => change.action === "delete");
 	const elsewhere = writes.some((change) => change.action === "create") ? await listsShowingFamily(client, project, family, current) : void 0;
+	const listedBefore = [...listed, ...elsewhere?.flatMap((list) => list.records) ?? []];
 	const appliedWrites = await Promise.all(writes.map(async (change) => {
 		const applied = change.action === "create" ? await applyCreate(writer, change, run.createdIds, {
 			knownIds,
 			reader,
 			...elsewhere === void 0 ? {} : { elsewhere }
-		}, [...new Set([...listed, ...elsewhere?.flatMap((list) => list.records) ?? []].filter((record) => isOfConfig(change, record)).map((record) => record.id))]) : { outcome: await applyUpdate(writer, change) };
+		}, [...new Set(listedBefore.filter((record) => isOfConfig(change, record)).map((record) => record.id))]) : { outcome: await applyUpdate(writer, change) };
 		progress(applied.outcome);
 		return applied;
 	}));

@@ -501,10 +501,10 @@ async function unlistedCreate(client, input, change, outcome, ownId) {
 	}
 }
 /**
-* The records of the create's config in `listing` that this run made before, other than `ownId`,
-* and those that unanswered creates of it by a killed run may have made (never one that was there
-* before they were sent). None when the list cannot be read: the create's own record is taken back
-* all the same.
+* The records of the create's config in `listing`, other than `ownId`, that earlier runs' creates of
+* it made (the run this one resumes, runs killed here lately: DedupeInput.earlierCreates), or may
+* have made, unanswered (never one that was there before they were sent). None when the list cannot
+* be read: the create's own record is taken back all the same.
 */
 async function earlierRecordsOfRun(client, input, change, listing, ownId) {
 	const creates = (input.earlierCreates ?? []).filter((create) => create.project === input.project && create.family === input.family && isRecordOfCreate(create, {
@@ -512,13 +512,14 @@ async function earlierRecordsOfRun(client, input, change, listing, ownId) {
 		plugin: change.fields.plugin?.to
 	}));
 	const answered = new Set(creates.flatMap((create) => create.id === void 0 ? [] : [create.id]));
+	const accounted = new Set((input.earlierCreates ?? []).flatMap((create) => create.id === void 0 ? [] : [create.id]));
 	const unanswered = creates.filter((create) => create.id === void 0);
 	const keptByAll = (id) => unanswered.length > 0 && unanswered.every((create) => create.kept?.includes(id));
 	if (answered.size === 0 && unanswered.length === 0) return [];
 	try {
 		const ofConfig = (await listAllConfigs(client, input.project, listing)).filter((record) => record.id !== ownId && record.deleted !== true && isOfConfig(change, record));
 		const made = ofConfig.filter((record) => answered.has(record.id));
-		const others = ofConfig.filter((record) => !answered.has(record.id) && !input.createdByRun.has(record.id) && !keptByAll(record.id));
+		const others = ofConfig.filter((record) => !accounted.has(record.id) && !input.createdByRun.has(record.id) && !keptByAll(record.id));
 		const unansweredMade = others.length <= unanswered.length ? others : [];
 		return [...made, ...unansweredMade].map((record) => record.id).sort((a, b) => a - b);
 	} catch {
