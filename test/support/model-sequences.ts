@@ -653,18 +653,6 @@ export const SEQUENCES: Sequence[] = [
     ],
     steps: [{ kind: "rollout-signal", manifest: 0, failing: false, signal: "SIGINT", writes: 1, delayMs: 0 }],
   },
-  {
-    seam: "the mislaid config asked under both families, its apply killed -9 after 2 writes and applied again at once: the wrong-family record is taken back, the plugin_configs one stays",
-    profiles: ["posthog-2024"],
-    remote: [],
-    manifests: [
-      manifest("team-a", {
-        [PC]: family([{ name: "mislaid" }, { name: "café" }]),
-        [FE]: family([{ name: "early-access" }, { name: "mislaid" }, { name: "Señal" }]),
-      }),
-    ],
-    steps: [{ kind: "kill-apply", manifest: 0, writes: 2 }],
-  },
 ];
 
 /**
