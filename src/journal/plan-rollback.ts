@@ -240,10 +240,26 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     addChange(touched, { action: "update", name, id: touched.id, fields });
   }
 
-  for (const lost of replay.lostCreates) {
-    const { family: where, matching } = recordsOfLostCreate(lost, current);
+  const lostFound = replay.lostCreates.map((lost) => {
+    const { family, matching } = recordsOfLostCreate(lost, current);
     const found = matching.filter((record) => !knownIds.has(record.id));
+    return { lost, where: family, matching, found, ids: found.map((record) => record.id).join(",") };
+  });
+  // Lost creates of one config that find the same records (one through each family whose records
+  // that list shows) made them all when there are no more records than creates: each takes one.
+  const taken = new Set<number>();
+  for (const { lost, where, matching, found: all, ids } of lostFound) {
+    const group = lostFound.filter((other) => other.ids === ids && ids !== "");
+    const shared = all.length > 1 && group.length >= all.length;
+    const found = shared ? all.filter((record) => !taken.has(record.id)).slice(0, 1) : all;
+    for (const record of shared ? found : []) taken.add(record.id);
     const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
+    if (shared && found.length === 0) {
+      notes.push(
+        `${label}: each record that matches it is taken back for another lost create of this config; this one made none`,
+      );
+      continue;
+    }
     if (found.length === 0) {
       // A record of that name the journal accounts for otherwise (a later create that was answered,
       // as when a resumed run made it) is that write's: this one made none.
@@ -266,7 +282,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     }
     const [record] = found as [PluginConfigRecord];
     notes.push(
-      `${label}: found as record ${record.id}${where === lost.family ? "" : ` among the ${where}, where the service keeps it`}, which the rollback deletes`,
+      `${label}: found as record ${record.id}${where === lost.family ? "" : ` among the ${where}, where the service keeps it`}${shared ? ` (records ${ids.replaceAll(",", ", ")} match it, as many as the run's lost creates of this config: each is one of theirs)` : ""}, which the rollback deletes`,
     );
     const after = new Map<WritableField, FieldValue[]>();
     for (const [field, value] of Object.entries(lost.send))

@@ -231,3 +231,48 @@ describe("a rollback of an owner's run and another owner's mark", () => {
     ]);
   });
 });
+
+describe("a rollback of a run whose creates of one config were lost in two families", () => {
+  it("deletes both records they made where one list shows them (posthog-2024), one for each", () => {
+    // The run asked for the config under plugin_configs and, by mistake, under the frontend apps;
+    // both creates landed unanswered, and the service lists both records under plugin_configs.
+    const send = { name: "Mislaid", plugin: 3, enabled: true, order: 1 };
+    const create = (seq: number, family: string) => ({
+      type: "intent",
+      seq,
+      op: "create",
+      project: "1",
+      family,
+      id: null,
+      name: "Mislaid",
+      send,
+      before: [],
+    });
+    const journal = parseJournal(
+      journalOf(JOURNAL_HEADER, create(1, PC), create(2, "pipeline_frontend_apps_configs")),
+      "j.jsonl",
+    );
+    const made = [7, 8].map((id) =>
+      remoteRecord({ id, name: "Mislaid", plugin: 3, enabled: true, order: 1 }),
+    );
+    const { plan, notes } = planRollback({
+      journal,
+      replay: replayJournal(journal),
+      current: {
+        families: [
+          { project: "1", family: PC, records: made },
+          { project: "1", family: "pipeline_frontend_apps_configs", records: [] },
+        ],
+      },
+      retrieved: { families: [] },
+      force: false,
+    });
+    expect(plan.changes.map((change) => [change.action, change.id])).toEqual([
+      ["delete", 7],
+      ["delete", 8],
+    ]);
+    expect(notes.join("\n")).toContain(
+      "records 7, 8 match it, as many as the run's lost creates of this config",
+    );
+  });
+});
