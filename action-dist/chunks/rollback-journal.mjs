@@ -179,10 +179,28 @@ function planRollback(input) {
 			fields
 		});
 	}
-	for (const lost of replay.lostCreates) {
-		const { family: where, matching } = recordsOfLostCreate(lost, current);
+	const lostFound = replay.lostCreates.map((lost) => {
+		const { family, matching } = recordsOfLostCreate(lost, current);
 		const found = matching.filter((record) => !knownIds.has(record.id));
+		return {
+			lost,
+			where: family,
+			matching,
+			found,
+			ids: found.map((record) => record.id).join(",")
+		};
+	});
+	const taken = /* @__PURE__ */ new Set();
+	for (const { lost, where, matching, found: all, ids } of lostFound) {
+		const group = lostFound.filter((other) => other.ids === ids && ids !== "");
+		const shared = all.length > 1 && group.length >= all.length;
+		const found = shared ? all.filter((record) => !taken.has(record.id)).slice(0, 1) : all;
+		for (const record of shared ? found : []) taken.add(record.id);
 		const label = `the create of "${lost.name ?? "?"}" in project ${lost.project} ${lost.family} (its answer was lost)`;
+		if (shared && found.length === 0) {
+			notes.push(`${label}: each record that matches it is taken back for another lost create of this config; this one made none`);
+			continue;
+		}
 		if (found.length === 0) {
 			const ids = matching.map((record) => record.id).join(", ");
 			const lines = matching.map((record) => knownIds.get(record.id) ?? "?").join(", ");
@@ -194,7 +212,7 @@ function planRollback(input) {
 			continue;
 		}
 		const [record] = found;
-		notes.push(`${label}: found as record ${record.id}${where === lost.family ? "" : ` among the ${where}, where the service keeps it`}, which the rollback deletes`);
+		notes.push(`${label}: found as record ${record.id}${where === lost.family ? "" : ` among the ${where}, where the service keeps it`}${shared ? ` (records ${ids.replaceAll(",", ", ")} match it, as many as the run's lost creates of this config: each is one of theirs)` : ""}, which the rollback deletes`);
 		const after = /* @__PURE__ */ new Map();
 		for (const [field, value] of Object.entries(lost.send)) if (WRITABLE_FIELDS.includes(field)) after.set(field, [value]);
 		undoCreate({
