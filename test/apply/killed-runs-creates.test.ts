@@ -25,7 +25,10 @@ const MANIFEST = [
   "        - { name: Mislaid, plugin: 3, enabled: true }",
 ].join("\n");
 
-it("takes back a killed run's record that its resume's create saw, and never the one both saw", async () => {
+const BODY = { name: "Mislaid", plugin: 3, enabled: true, order: 1 };
+
+/** A posthog-2024 emulator and a client of it, closed after the test; `live`: the config's records. */
+async function onPosthog2024() {
   const emulator = await startEmulator({
     profile: "posthog-2024",
     keys: [{ key: KEY, scopes: null, projects: "*" }],
@@ -35,16 +38,20 @@ it("takes back a killed run's record that its resume's create saw, and never the
     () => emulator.close(),
     () => client.close(),
   );
-  const body = { name: "Mislaid", plugin: 3, enabled: true, order: 1 };
-  // The manifest's own record of that name and plugin under plugin_configs, there before any run.
-  const before = await createRecord(client, "1", "plugin_configs", body);
-  // What the killed run's create made (the service keeps it under plugin_configs).
-  const killedRuns = await createRecord(client, "1", "pipeline_frontend_apps_configs", body);
   const live = () =>
     emulator
       .snapshot()
       .records.filter((record) => record.name === "Mislaid" && !record.deleted)
       .map((record) => record.id);
+  return { client, live };
+}
+
+it("takes back a killed run's record that its resume's create saw, and never the one both saw", async () => {
+  const { client, live } = await onPosthog2024();
+  // The manifest's own record of that name and plugin under plugin_configs, there before any run.
+  const before = await createRecord(client, "1", "plugin_configs", BODY);
+  // What the killed run's create made (the service keeps it under plugin_configs).
+  const killedRuns = await createRecord(client, "1", "pipeline_frontend_apps_configs", BODY);
   expect(live()).toEqual([before.id, killedRuns.id]);
 
   const unanswered = {
@@ -67,25 +74,11 @@ it("takes back a killed run's record that its resume's create saw, and never the
 });
 
 it("takes back a killed run's unanswered wrong-family record, never the plugin_configs record of its answered create", async () => {
-  const emulator = await startEmulator({
-    profile: "posthog-2024",
-    keys: [{ key: KEY, scopes: null, projects: "*" }],
-  });
-  const client = new ApiClient({ baseUrl: emulator.url, apiKey: KEY, concurrency: 2 });
-  cleanup.push(
-    () => emulator.close(),
-    () => client.close(),
-  );
-  const body = { name: "Mislaid", plugin: 3, enabled: true, order: 1 };
+  const { client, live } = await onPosthog2024();
   // The killed run made both: the manifest's plugin_configs config (answered), then the
   // wrong-family one (its answer lost to the kill).
-  const own = await createRecord(client, "1", "plugin_configs", body);
-  const lost = await createRecord(client, "1", "pipeline_frontend_apps_configs", body);
-  const live = () =>
-    emulator
-      .snapshot()
-      .records.filter((record) => record.name === "Mislaid" && !record.deleted)
-      .map((record) => record.id);
+  const own = await createRecord(client, "1", "plugin_configs", BODY);
+  const lost = await createRecord(client, "1", "pipeline_frontend_apps_configs", BODY);
   const config = { project: "1", name: "Mislaid", plugin: 3 };
   const { report } = await applyOnce(client, loadDesired(MANIFEST), {
     earlierCreates: [
