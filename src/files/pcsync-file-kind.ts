@@ -33,13 +33,12 @@ const NAMES: Record<PcsyncFileKind, string> = {
 /** A rollout's journal, as far as advice needs it: how it ended, and the waves' journals not undone. */
 function rolloutState(text: string): { ended: string | undefined; toUndo: string[] } {
   const lines = text.split("\n").map(objectOf);
+  // A wave's rollback undoes every journal it wrote through (more than one when it was resumed).
   const undone = new Set(
-    lines.flatMap((line) =>
-      line?.kind === "wave_rolled_back" && line.complete === true ? [line.journal] : [],
-    ),
+    lines.flatMap((line) => (line?.kind === "wave_rolled_back" && line.complete === true ? [line.wave] : [])),
   );
   const written = lines.flatMap((line) =>
-    line?.kind === "wave_started" && typeof line.journal === "string" && !undone.has(line.journal)
+    line?.kind === "wave_started" && typeof line.journal === "string" && !undone.has(line.wave)
       ? [line.journal]
       : [],
   );

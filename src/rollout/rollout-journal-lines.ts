@@ -40,7 +40,7 @@ export type RolloutLine =
   | { kind: "wave_written"; wave: number; at: string }
   | { kind: "wave_judged"; wave: number; at: string; healthy: boolean; verdicts: ProjectHealth[] }
   | { kind: "halted"; wave: number; at: string; failing: string[] }
-  | { kind: "wave_rolled_back"; wave: number; at: string; journal: string | null; complete: boolean }
+  | { kind: "wave_rolled_back"; wave: number; at: string; complete: boolean }
   | { kind: "end"; at: string; result: "complete" | "halted" };
 
 /** A line of the file, as schemas/rollout-journal.schema.json allows it. */

@@ -504,7 +504,7 @@ async function finishHalt(
         byHand ??= result.byHand;
       }
       await journal.append(
-        { kind: "wave_rolled_back", wave: index, at: iso(parts.now()), journal: null, complete },
+        { kind: "wave_rolled_back", wave: index, at: iso(parts.now()), complete },
         parts.cwd,
       );
       parts.onEvent({ event: "rollout_rolled_back", wave: wave.name, index, complete });

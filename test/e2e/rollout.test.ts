@@ -243,6 +243,11 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     // Nothing of a later wave was written, and the canary is as it was.
     expect(wavesWritten(applied.stderr)).toEqual(["canary: 2"]);
     expect(await geoipDescriptions(server)).toEqual(before);
+    // The rollout's journal handed to rollback: its waves were undone, none is offered again.
+    const rolloutJournal = /Rollout journal: (\S+)/.exec(applied.stderr)?.[1] ?? "";
+    const handed = await runSlow(server, ["rollback", "--journal", rolloutJournal, "--auto-approve"], dir);
+    expect(handed.code, handed.stderr).toBe(1);
+    expect(handed.stderr).toContain("the rollout halted; no wave's writes are left to undo");
 
     // Applied again, the same manifest starts a new rollout, which halts the same way; with
     // --format json, stdout is the JSON document alone, which names the failing project.

@@ -87,14 +87,28 @@ describe("one of pcsync's files handed to the reader of another kind", () => {
     expect(refusal(asJournal(ended([{ kind: "end", result: "complete" }])))).toContain(
       "and the rollout is complete; to undo what it wrote, roll back its waves' journals, newest first: `pcsync rollback --journal .pcsync/journal/b-wave-2.jsonl`, then",
     );
-    const rolledBack = ended([
-      { kind: "halted", wave: 1, failing: ["2"] },
-      { kind: "wave_rolled_back", wave: 1, journal: ".pcsync/journal/b-wave-2.jsonl", complete: true },
-      { kind: "wave_rolled_back", wave: 0, journal: ".pcsync/journal/a-wave-1.jsonl", complete: false },
-      { kind: "end", result: "halted" },
-    ]);
-    expect(refusal(asJournal(rolledBack))).toContain(
+    // A wave's rollback line names the wave (an older pcsync also wrote `journal: null`), and it
+    // undoes each journal the wave wrote through (two here: the wave was resumed after a kill).
+    const rolledBack = (secondComplete: boolean) =>
+      ended([
+        { kind: "wave_started", wave: 1, journal: ".pcsync/journal/c-wave-2.jsonl" },
+        { kind: "halted", wave: 1, failing: ["2"] },
+        { kind: "wave_rolled_back", wave: 1, journal: null, complete: secondComplete },
+        { kind: "wave_rolled_back", wave: 0, journal: null, complete: false },
+        { kind: "end", result: "halted" },
+      ]);
+    expect(refusal(asJournal(rolledBack(true)))).toContain(
       "and the rollout halted; to undo what it wrote, roll back its waves' journals, newest first: `pcsync rollback --journal .pcsync/journal/a-wave-1.jsonl`",
     );
+    expect(refusal(asJournal(rolledBack(false)))).toContain(
+      "newest first: `pcsync rollback --journal .pcsync/journal/c-wave-2.jsonl`, then `pcsync rollback --journal .pcsync/journal/b-wave-2.jsonl`, then `pcsync rollback --journal .pcsync/journal/a-wave-1.jsonl`",
+    );
+    const allUndone = ended([
+      { kind: "halted", wave: 1, failing: ["2"] },
+      { kind: "wave_rolled_back", wave: 1, complete: true },
+      { kind: "wave_rolled_back", wave: 0, complete: true },
+      { kind: "end", result: "halted" },
+    ]);
+    expect(refusal(asJournal(allUndone))).toContain("the rollout halted; no wave's writes are left to undo");
   });
 });
