@@ -60,6 +60,19 @@ const INPUT_CODES = {
     hint: ({ directory }: { directory: string }) =>
       `an apply names its journal at the end of its output; by default they are in ${directory}/`,
   },
+  /** A rollout's journal handed to rollback that is not as a rollout wrote it (`message` says where). */
+  rollout_journal_invalid: {
+    message: ({ message }: { message: string }) =>
+      `${message}. The rollout's journal was not written this way by pcsync (edited or copied in part?); nothing was changed.`,
+    hint: () => "use the rollout's journal exactly as the rollout wrote it",
+  },
+  /** A rollout's journal handed to rollback while the rollout has not ended: finished first. */
+  rollout_unfinished: {
+    message: ({ path }: { path: string; journals: readonly string[] }) =>
+      `${path} holds a rollout that did not end (killed, or stopped in a wave); nothing was changed`,
+    hint: ({ journals }: { path: string; journals: readonly string[] }) =>
+      `finish it with the same \`pcsync apply -f MANIFEST\`, then undo it with this command${journals.length === 0 ? "" : `; or undo its waves' journals yourself, newest first: ${journals.map((journal) => `\`pcsync rollback --journal ${journal}\``).join(", then ")}`}`,
+  },
   journal_unwritable: {
     message: ({ path, reason }: { path: string; reason: string; rollout?: boolean }) =>
       `cannot write the journal ${path}: ${reason}`,

@@ -271,7 +271,7 @@ export async function findRollouts(cwd: string, server: string, also?: string): 
 }
 
 /** Whether the file's first bytes are those of a rollout journal's header (`{"kind":"rollout"`). */
-async function startsAsRolloutJournal(path: string): Promise<boolean> {
+export async function startsAsRolloutJournal(path: string): Promise<boolean> {
   const opening = '{"kind":"rollout"';
   const handle = await open(path, "r").catch(() => undefined);
   if (handle === undefined) return false;

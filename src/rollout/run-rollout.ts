@@ -621,7 +621,7 @@ function changedFamilies(plan: Plan): Set<string> {
   return new Set(keys);
 }
 
-function describeProjects(projects: readonly string[]): string {
+export function describeProjects(projects: readonly string[]): string {
   return `${projects.length === 1 ? "project" : `${projects.length} projects:`} ${firstOf(projects, 10, ", ")}`;
 }
 

@@ -3,7 +3,6 @@
 // rolls back what was applied; a rollout killed in a bake finishes when applied again, writing
 // nothing twice. Against the emulator, on both profiles.
 
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../support/cli.js";
 import { manifest } from "../support/manifest-text.js";
@@ -243,11 +242,14 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     // Nothing of a later wave was written, and the canary is as it was.
     expect(wavesWritten(applied.stderr)).toEqual(["canary: 2"]);
     expect(await geoipDescriptions(server)).toEqual(before);
-    // The rollout's journal handed to rollback: its waves were undone, none is offered again.
+    // The rollout's journal handed to rollback: its waves were undone already, none is undone again.
     const rolloutJournal = /Rollout journal: (\S+)/.exec(applied.stderr)?.[1] ?? "";
     const handed = await runSlow(server, ["rollback", "--journal", rolloutJournal, "--auto-approve"], dir);
-    expect(handed.code, handed.stderr).toBe(1);
-    expect(handed.stderr).toContain("the rollout halted; no wave's writes are left to undo");
+    expect(handed.code, handed.stderr).toBe(0);
+    expect(handed.stdout).toContain(
+      "Nothing to roll back: the rollout halted, and every wave it wrote was rolled back.",
+    );
+    expect(await geoipDescriptions(server)).toEqual(before);
 
     // Applied again, the same manifest starts a new rollout, which halts the same way; with
     // --format json, stdout is the JSON document alone, which names the failing project.
@@ -290,6 +292,18 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     const [one, two, three] = await geoipDescriptions(server);
     expect(two).toBe("v4");
     expect([one, three]).not.toContain("v4");
+
+    // Undone by its journal, the halt no longer holds: the next apply rolls out from the canary.
+    const rolloutJournal = /Rollout journal: (\S+)/.exec(applied.stderr)?.[1] ?? "";
+    const undone = await runSlow(server, ["rollback", "--journal", rolloutJournal, "--auto-approve"], dir);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(undone.stdout).toContain(
+      'Rolled back the rollout (it halted): 1 wave undone, newest first: "canary".',
+    );
+    expect((await geoipDescriptions(server))[1]).not.toBe("v4");
+    const again = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
+    expect(again.code, again.stderr).toBe(4);
+    expect(wavesWritten(again.stderr)).toEqual(["canary: 2"]);
   }, 90_000);
 
   it("killed with SIGKILL while a wave bakes, applied again, finishes without writing that wave twice", async ({
@@ -301,6 +315,7 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
       "pcsync.yaml",
       rolloutManifest("v5", [...WAVES, "  bake: 2s", "  health:", "    logs:", "      min_entries: 0"]),
     );
+    const before = await geoipDescriptions(server);
     const run = spawnCli(["apply", "-f", file, "--auto-approve"], {
       cwd: dir,
       env: { ...server.env },
@@ -315,6 +330,14 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     const [firstAfterKill, canaryAfterKill, thirdAfterKill] = await geoipDescriptions(server);
     expect(canaryAfterKill).toBe("v5");
     expect([firstAfterKill, thirdAfterKill]).not.toContain("v5");
+    // Handed to rollback, the rollout's journal is refused while the rollout has not ended: the
+    // hint says how to finish it, or which wave journals undo it.
+    const rolloutJournal = /Rollout journal: (\S+)/.exec(run.soFar().stderr)?.[1] ?? "";
+    const early = await runSlow(server, ["rollback", "--journal", rolloutJournal, "--auto-approve"], dir);
+    expect(early.code, early.stderr).toBe(1);
+    expect(early.stderr).toContain("holds a rollout that did not end (killed, or stopped in a wave)");
+    expect(early.stderr).toMatch(/pcsync rollback --journal \S+-wave-1\.jsonl/);
+    expect(await geoipDescriptions(server)).toEqual([firstAfterKill, canaryAfterKill, thirdAfterKill]);
 
     server.emulator.resetRequestLog();
     const resumed = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
@@ -332,8 +355,20 @@ describe.concurrent.each(PROFILES)("rollout on %s", (profile) => {
     const third = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
     expect(third.code).toBe(0);
     expect(third.stderr).not.toContain("Resuming");
-    expect(join(dir, ".pcsync")).toBeTruthy();
-  }, 90_000);
+
+    // The whole rollout undone by its journal: the waves newest first, each through the journals it
+    // wrote (the killed run's and the resume's), recorded, so that running it again undoes nothing.
+    const undone = await runSlow(server, ["rollback", "--journal", rolloutJournal, "--auto-approve"], dir);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(undone.stdout).toContain(
+      'Rolled back the rollout (it completed): 2 waves undone, newest first: "rest", "canary".',
+    );
+    expect(await geoipDescriptions(server)).toEqual(before);
+    const twice = await runSlow(server, ["rollback", "--journal", rolloutJournal, "--auto-approve"], dir);
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(twice.stdout).toContain("Nothing to roll back: the rollout completed, and every wave it wrote");
+    expect(await geoipDescriptions(server)).toEqual(before);
+  }, 120_000);
 });
 
 describe("a wave's re-read on posthog-2024, where plugin_configs also lists frontend apps", () => {

@@ -133,6 +133,7 @@ const rolloutStep = {
     bake: fc.constantFrom("0s" as const, "1s" as const),
     editAfterMs: fc.option(fc.integer({ min: 0, max: 1500 }), { nil: undefined }),
     editNext: fc.boolean(),
+    undo: fc.boolean(),
   }),
 };
 

@@ -304,6 +304,29 @@ export const SEQUENCES: Sequence[] = [
     ],
   },
   {
+    seam: "a rollout undone whole by its journal (halted and left in place, or complete; creates, updates and a prune) leaves every record as before it; the halt undone no longer holds",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+        { [PC]: family([{ name: "cfg-001", enabled: true, description: "x" }]) },
+      ),
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", enabled: false, description: "y" }, { name: "cfg-002" }]) },
+        { [PC]: family([], { prune: true }) },
+      ),
+    ],
+    steps: [
+      { kind: "rollout", manifest: 0, failing: true, onFailure: "halt", undo: true },
+      { kind: "rollout", manifest: 0, failing: false, onFailure: "rollback", undo: true },
+      { kind: "apply", manifest: 0, scope: {} },
+      { kind: "rollout", manifest: 1, failing: false, onFailure: "halt", undo: true },
+    ],
+  },
+  {
     seam: "a rollout whose records another actor edits in the first wave's bake stops before judging that wave (its config edited) or before writing the next (its record edited), and never writes over the edit",
     profiles: PROFILE_NAMES,
     remote: [],

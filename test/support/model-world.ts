@@ -98,6 +98,8 @@ export type Step =
        */
       editAfterMs?: number | undefined;
       editNext?: boolean | undefined;
+      /** Once it ended (complete, or halted with on_failure: halt), undone whole by its journal. */
+      undo?: boolean | undefined;
     }
   | {
       kind: "rollout-signal";
@@ -198,7 +200,7 @@ export function describeStep(step: Step): string {
     case "rollout-signal":
       return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again`;
     case "rollout":
-      return `apply -f m${step.manifest}${scope(step.scope ?? {})} with rollout: 2 waves, bake ${step.bake ?? "0s"}, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.meddle === undefined && step.editAfterMs !== undefined ? `; another actor edits a config ${step.editNext === true ? "the next wave updates" : "the first wave updates"} ${step.editAfterMs} ms after ${step.editNext === true ? "the first wave's first write" : "its write"}` : ""}${step.faults === undefined || step.meddle !== undefined || step.editAfterMs !== undefined ? "" : describeFaults(step.faults)}`;
+      return `apply -f m${step.manifest}${scope(step.scope ?? {})} with rollout: 2 waves, bake ${step.bake ?? "0s"}, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.meddle === undefined && step.editAfterMs !== undefined ? `; another actor edits a config ${step.editNext === true ? "the next wave updates" : "the first wave updates"} ${step.editAfterMs} ms after ${step.editNext === true ? "the first wave's first write" : "its write"}` : ""}${step.faults === undefined || step.meddle !== undefined || step.editAfterMs !== undefined ? "" : describeFaults(step.faults)}${step.undo === true ? "; once ended, undone whole by `rollback --journal` of its rollout journal" : ""}`;
   }
 }
 
@@ -638,6 +640,7 @@ export class World {
           step.bake,
           step.meddle === undefined ? step.editAfterMs : undefined,
           step.editNext === true,
+          step.undo === true,
         );
       case "rollout-signal":
         return this.rolloutSignal(
@@ -1002,6 +1005,7 @@ export class World {
     bake?: "0s" | "1s",
     editAfterMs?: number,
     editNext = false,
+    undo = false,
   ): Promise<void> {
     const manifest = this.path("rollout.yaml");
     await writeFile(manifest, withRollout(model, onFailure, bake));
@@ -1173,6 +1177,7 @@ export class World {
           "a halted rollout applied again with --project writes nothing while its failing projects may hold the change",
           `apply --project ${project} ended with ${narrowed.code} and changed ${JSON.stringify(narrowedWrote)}:\n${narrowed.stdout}${narrowed.stderr}`,
         );
+      if (undo) await this.undoRollout(rolloutJournal, before);
       return;
     }
     if (applied.code !== 0) return;
@@ -1190,6 +1195,27 @@ export class World {
       this.broken(
         "a second apply of a finished rollout writes nothing",
         `the second apply ended with ${again.code} and changed ${JSON.stringify(changed)}:\n${again.stdout}${again.stderr}`,
+      );
+    if (undo) await this.undoRollout(rolloutJournal, before);
+  }
+
+  /**
+   * A rollout that ended, undone whole by its journal: every record is as before the rollout, and
+   * the same command again changes nothing.
+   */
+  private async undoRollout(rolloutJournal: string, before: EmulatorData): Promise<void> {
+    const undone = await this.pcsync(["rollback", "--auto-approve", "--journal", rolloutJournal]);
+    const left = this.changedRecords(before, this.snapshot());
+    if (undone.code !== 0 || left.length > 0)
+      this.broken(
+        "a rollout undone whole by its journal leaves the records as before it",
+        `rollback ended with ${undone.code}; records not restored: ${JSON.stringify(left)}\n${undone.stdout}${undone.stderr}`,
+      );
+    const again = await this.pcsync(["rollback", "--auto-approve", "--journal", rolloutJournal]);
+    if (again.code !== 0 || !again.stdout.includes("Nothing to roll back: the rollout"))
+      this.broken(
+        "a rollout undone whole, undone again, changes nothing",
+        `the second rollback ended with ${again.code}:\n${again.stdout}${again.stderr}`,
       );
   }
 

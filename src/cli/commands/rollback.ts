@@ -6,11 +6,14 @@ import type { ApiClient } from "../../api/index.js";
 import { RunError } from "../../apply/run-error.js";
 import { describeStoredDescription, descriptionOwner } from "../../description-view.js";
 import type { RunInput } from "../../files/output-target.js";
+import { InputError } from "../../input-error.js";
 import { describeRecordAt, type RollbackConflict } from "../../journal/plan-rollback.js";
 import { hasChanges } from "../../plan/plan-file.js";
 import { plural } from "../../plural.js";
 import { RefusedError } from "../../refused-error.js";
 import { isApplyComplete, renderApplyReport } from "../../render/apply-report.js";
+import { describeProjects } from "../../rollout/run-rollout.js";
+import { isRolloutJournal, recordWaveUndone, rolloutToUndo } from "../../rollout/undo-rollout.js";
 import { type RollbackOutcome, rollBackJournal } from "../../run/rollback-journal.js";
 import { shellWord } from "../../shell-word.js";
 import { useColour } from "../cli-io.js";
@@ -79,7 +82,7 @@ const NOTHING_TO_ROLL_BACK = "Nothing to roll back: every record the run touched
 export const registerRollbackCommand: CommandRegistrar = (io) => {
   const command = newCommand(
     "rollback",
-    "Undo the apply (or rollback) that wrote a journal.",
+    "Undo the apply (or rollback, or rollout) that wrote a journal.",
     `
 Records the run deleted come back (with their ids where the service still has the row, else
 created again), fields it changed get their old values, order included, records it created are
@@ -88,10 +91,15 @@ rollback keeps its own journal (named at the end), so it can be undone in turn; 
 same journal again changes nothing. The server must be given (--base-url or PCSYNC_BASE_URL) and be
 the journal's.
 
+Given a rollout's journal (.pcsync/rollout/), it undoes the whole rollout once it has ended: the
+waves still written, newest first, each through its own journals as above; each wave undone is
+recorded there, so running it again goes on where it stopped.
+
 Examples:
   $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z-1a2b3c.jsonl --dry-run
   $ pcsync rollback --journal .pcsync/journal/2024-06-01T10-00-00.000Z-1a2b3c.jsonl
-  $ pcsync rollback --journal journal.jsonl --auto-approve --format json   # in CI`,
+  $ pcsync rollback --journal journal.jsonl --auto-approve --format json   # in CI
+  $ pcsync rollback --journal .pcsync/rollout/2024-06-01T10-00-00.000Z-4d5e6f.jsonl --dry-run`,
   )
     .addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory())
     .option("--dry-run", "print the rollback's plan only; change nothing")
@@ -101,7 +109,8 @@ Examples:
     .addOption(outOption("also save the rollback's plan as JSON to this file"));
   addConnectionOptions(command, "none");
   addSettleTimeoutOption(command);
-  const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
+  // `again`: the journal whose rollback, run again, finishes this one (a rollout's, for its waves').
+  const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch, again = flags.journal) => {
     const { format } = flags;
     if (!flags.autoApprove && !flags.dryRun) refuseUnanswerable("rollback", io.stdin, format);
     let client: ApiClient | undefined;
@@ -191,7 +200,7 @@ Examples:
       // The same rollback again puts back what is still not as it was (and changes nothing twice).
       const words = {
         command: "rollback",
-        again: `run pcsync rollback --journal ${shellWord(flags.journal)} again`,
+        again: `run pcsync rollback --journal ${shellWord(again)} again`,
       } as const;
       // The journal's lines end the output: after the report, and after the error if there is one.
       const lines = end.journal?.lines;
@@ -203,7 +212,47 @@ Examples:
       await client?.close();
     }
   };
+  // A rollout's journal: its waves still written are undone newest first, each through its own
+  // journals as above (approved, refused or stopped the same way); each wave undone is recorded in
+  // the rollout's journal, so that running this again goes on from where it stopped.
+  const runRolloutRollback = async (flags: RollbackFlags, interrupts: InterruptWatch) => {
+    if (flags.format === "json" || flags.out !== undefined)
+      throw new InputError(
+        "usage",
+        `${flags.journal} is a rollout's journal, which rollback undoes wave by wave: --format json and -o take one apply's journal. Leave them out, or roll back the waves' journals one by one (\`pcsync rollback --journal ${shellWord(flags.journal)} --dry-run\` names them)`,
+      );
+    const undo = await rolloutToUndo(io.cwd, flags.journal, flags.dryRun !== true);
+    try {
+      const ended = undo.ended === "complete" ? "completed" : "halted";
+      if (undo.waves.length === 0) {
+        io.stdout.write(
+          `Nothing to roll back: the rollout ${ended}, and every wave it wrote was rolled back.\n`,
+        );
+        return;
+      }
+      for (const [position, wave] of undo.waves.entries()) {
+        io.stderr.write(
+          `rollback: wave "${wave.name}" (${describeProjects(wave.projects)}), ${position + 1} of ${undo.waves.length} to undo, newest first: journal ${wave.journals.join(", then ")}\n`,
+        );
+        for (const journal of wave.journals)
+          await runRollback({ ...flags, journal }, interrupts, flags.journal);
+        if (flags.dryRun !== true) await recordWaveUndone(undo, wave, io.cwd);
+      }
+      const names = undo.waves.map((wave) => `"${wave.name}"`).join(", ");
+      io.stdout.write(
+        flags.dryRun === true
+          ? `Dry run: rolling back the rollout (it ${ended}) undoes ${plural(undo.waves.length, "wave")}, newest first: ${names}.\n`
+          : `Rolled back the rollout (it ${ended}): ${plural(undo.waves.length, "wave")} undone, newest first: ${names}.\n`,
+      );
+    } finally {
+      await undo.release();
+    }
+  };
   return command.action((flags: RollbackFlags) =>
-    withInterruptWatch(io.stderr, (interrupts) => runRollback(flags, interrupts)),
+    withInterruptWatch(io.stderr, async (interrupts) =>
+      (await isRolloutJournal(io.cwd, flags.journal))
+        ? runRolloutRollback(flags, interrupts)
+        : runRollback(flags, interrupts),
+    ),
   );
 };
