@@ -1,6 +1,5 @@
-// The write-ahead journal of one apply (or rollback): a header naming the server, projects,
-// families, plan and manifests; then, for every write, its intent with the before image of each
-// record it touches (on disk before the write is sent) and its outcome after the answer.
+// The write-ahead journal of one apply or rollback: a header, then per write its intent with the
+// before image of each record it touches (on disk before the write is sent), and its outcome.
 
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
@@ -38,12 +37,11 @@ export function defaultJournalPath(now: Date, label?: string): string {
   return join(DEFAULT_JOURNAL_DIR, `${now.toISOString().replace(/:/g, "-")}-${suffix}${labelled}.jsonl`);
 }
 
-/** The saved-plan document's hash: what ties a journal to the plan it applied. */
+/** What ties a journal to the plan it applied. */
 export function fingerprintPlan(plan: Plan): string {
   return createHash("sha256").update(serializePlan(plan)).digest("hex");
 }
 
-/** The manifest files a plan's changes come from (`source` is `file:line`). */
 export function manifestsOf(plan: Plan): string[] {
   const files = new Set<string>();
   for (const item of [...plan.changes, ...plan.reorders]) {
@@ -64,10 +62,7 @@ export interface JournalStart {
   server: string;
   plan: Plan;
   planFile: string | null;
-  /**
-   * A saved plan as its file holds it: its fingerprint is what `--resume` finds the journal by.
-   * The plan applied differs from it where its guards were computed again at apply time.
-   */
+  /** As its file holds it (`--resume` finds the journal by its fingerprint): apply recomputes guards. */
   saved?: Plan | undefined;
   rollbackOf?: string;
 }
@@ -78,11 +73,11 @@ export class ApplyJournal implements WriteJournal {
 
   private constructor(
     private readonly file: JournalFile,
-    /** The path as the user would type it (relative to the working directory when given so). */
+    /** As the user gave it. */
     readonly path: string,
     current: CurrentState,
     lastSeq: number,
-    /** The run's secrets: a journal line never holds one. */
+    /** A journal line never holds one. */
     private readonly secrets: SecretRegistry,
   ) {
     this.#seq = lastSeq;
@@ -90,7 +85,7 @@ export class ApplyJournal implements WriteJournal {
       for (const record of records) this.#images.set(projectRecordKey(project, record.id), imageOf(record));
   }
 
-  /** Creates the journal of a new run and writes its header (on disk before anything else). */
+  /** The header is on disk before anything else. */
   static async start(
     path: string,
     files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
@@ -121,7 +116,6 @@ export class ApplyJournal implements WriteJournal {
     return journal;
   }
 
-  /** Appends to the journal of an interrupted run, which this one finishes. */
   static async resume(
     journal: Journal,
     files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry },
@@ -179,7 +173,6 @@ export class ApplyJournal implements WriteJournal {
     this.#append(entry);
   }
 
-  /** Writes the run's end with its summary, and closes the journal (everything on disk). */
   async finish(
     report:
       | Pick<ApplyReport, "done" | "failed" | "skipped" | "unknown" | "interrupted" | "mayLandUntil">

@@ -1,7 +1,5 @@
-// The journal's file: append-only, opened through the one way pcsync appends to a file (a regular
-// file only, 0600, never one of the run's inputs). Lines are buffered and reach the disk in
-// groups: one fsync covers every line appended while the previous fsync ran, so writes in flight
-// together share one sync.
+// The journal's append-only file (regular, 0600, never a run input). Lines reach the disk in groups:
+// one fsync covers every line appended while the previous one ran, so writes in flight share a sync.
 
 import { type FileHandle, open } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -9,10 +7,7 @@ import { openForAppend } from "../files/append-file.js";
 import { describeDevice, type RunInput, resolveOutputTarget } from "../files/output-target.js";
 import { InputError } from "../input-error.js";
 
-/**
- * The last `bytes` of the file (all of it when it is shorter) and its size: what a journal's end
- * (a line cut off by a kill, a run that ended, a run that wrote nothing) is judged by.
- */
+/** The last `bytes` of the file and its size: what a journal's end (cut off, ended, empty) is judged by. */
 export async function readTail(path: string, bytes: number): Promise<{ size: number; text: string }> {
   const handle = await open(path, "r");
   try {
@@ -39,15 +34,10 @@ export class JournalFile {
     private readonly handle: FileHandle,
   ) {}
 
-  /**
-   * Opens `path` (relative to `cwd`) for appending; `fresh`: it must not exist yet (a journal holds
-   * one run). An existing file (a resumed apply) is appended to; if it ends in a cut-off line, the
-   * next line starts afresh.
-   */
+  /** A journal holds one run; a resumed one is appended to, after a newline if it ends cut off. */
   static async openForAppend(path: string, options: OpenOptions): Promise<JournalFile> {
     const { cwd, inputs } = options;
     await JournalFile.checkTarget(path, options);
-    // A file that ends in a line cut off by a kill (no final newline).
     const tail = options.fresh ? undefined : await readTail(resolve(cwd, path), 1);
     const cutOff = tail !== undefined && tail.size > 0 && tail.text !== "\n";
     const file = new JournalFile(path, await openForAppend(path, { cwd, inputs, shown: path }));
@@ -55,7 +45,7 @@ export class JournalFile {
     return file;
   }
 
-  /** Throws what opening `path` would refuse: one of the run's inputs; `fresh`, a file there already. */
+  /** Throws what opening `path` would refuse. */
   static async checkTarget(path: string, options: OpenOptions): Promise<void> {
     const { cwd, inputs } = options;
     const target = await resolveOutputTarget(path, { cwd, inputs, shown: path });
@@ -73,7 +63,6 @@ export class JournalFile {
     }
   }
 
-  /** Buffers one line; `sync` puts it on disk. */
   append(line: string): void {
     this.#pending += `${line}\n`;
   }
@@ -113,7 +102,6 @@ export class JournalFile {
     }
   }
 
-  /** Syncs what is left and closes the file. */
   async close(): Promise<void> {
     try {
       await this.sync();

@@ -1,8 +1,5 @@
-// The journal's lines, as types (what schemas/journal.schema.json allows), and the reader that
-// checks them: a journal is input (it may have been copied, cut or edited by hand), so every line
-// is validated and a bad one is refused with its line number; only a line cut off by a kill is
-// tolerated, and said. Then reading one from disk, checking it belongs to the server at hand, and
-// finding the journal of a saved plan whose apply was interrupted.
+// The journal's line types and their reader: a journal is input (copied, cut, hand-edited), so every
+// line is validated and a bad one refused by line number; only a line cut off by a kill is tolerated.
 
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -21,7 +18,6 @@ import { RefusedError } from "../refused-error.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import { readTail } from "./journal-file.js";
 
-/** Where a journal goes when --journal is not given: under the working directory, one per run. */
 export const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
 
 export const JOURNAL_FORMAT = "pcsync-journal";
@@ -34,30 +30,29 @@ export interface JournalHeader {
   type: "header";
   format: typeof JOURNAL_FORMAT;
   version: typeof JOURNAL_VERSION;
-  /** `apply`, or `rollback` (then `rollbackOf` names the journal it undoes). */
+  /** A `rollback` names the journal it undoes in `rollbackOf`. */
   command: "apply" | "rollback" | "heal";
-  /** The base URL of the service written to, without credentials. */
+  /** Without credentials. */
   server: string;
   startedAt: string;
   projects: string[];
   families: { project: string; family: FamilyName }[];
-  /** The plan applied: its fingerprint (sha256 of the saved-plan document), and its file if saved. */
+  /** The fingerprint is the sha256 of the saved-plan document. */
   plan: { fingerprint: string; file: string | null };
-  /** The manifest files the plan's changes come from. */
   manifests: string[];
   rollbackOf?: string;
   /** The manifest's `owner:` (a rollback: the owner of the run it undoes); absent without one. */
   owner?: string;
 }
 
-/** A write as announced (WriteIntent), with every record it touches as it was just before it was sent (none for a create). */
+/** `before`: every record the write touches as it was just before it was sent (none for a create). */
 export type IntentEntry = WriteIntent & { type: "intent"; seq: number; before: RecordImage[] };
 
 export interface OutcomeEntry {
   type: "outcome";
   seq: number;
   status: WriteStatus;
-  /** The records as the server answered (a create's new record; a rearrange's moved records). */
+  /** As the server answered (a create's new record; a rearrange's moved records). */
   records?: RecordImage[];
   /** By record id: the plugin's own name and description, which some servers show for empty ones. */
   pluginTexts?: Record<string, PluginTexts>;
@@ -84,7 +79,6 @@ export interface EndEntry {
 
 export type JournalEntry = IntentEntry | OutcomeEntry | ResumeEntry | EndEntry;
 
-/** A line of the journal file, as schemas/journal.schema.json allows it. */
 export type JournalLine = JournalHeader | JournalEntry;
 
 /** The records a write touches, each with what was sent to it (a rearrange sends each its order). */
@@ -94,11 +88,8 @@ export function sentTo(intent: WriteIntent): [number, Record<string, unknown>][]
   return Object.entries(orders).map(([id, order]) => [Number(id), { order }]);
 }
 
-/**
- * The validator of a journal line, precompiled by the build (scripts/build-validators.mjs); from
- * source (the tests) compiled at first use (src/precompiled.ts has the rule). A literal import, so
- * that the action's bundle holds the generated module.
- */
+// Precompiled by the build; from source (the tests) compiled at first use (src/precompiled.ts). A
+// literal import, so that the action's bundle holds the generated module.
 const getJournalLineValidator = await precompiledValidator(
   import("./journal-validator.generated.js") as Promise<{ validate: ValidateFunction<JournalLine> }>,
   "the journal validator",
@@ -113,20 +104,18 @@ export interface Journal {
   path: string;
   header: JournalHeader;
   intents: IntentEntry[];
-  /** The last outcome of each intent, by seq. */
+  /** The last outcome of each intent. */
   outcomes: Map<number, OutcomeEntry>;
-  /** How many times the apply was resumed. */
   resumes: number;
   ended: boolean;
-  /** Until when a write of the run may still be applied late (its end line says so). */
+  /** From the end line: until when a write of the run may still be applied late. */
   mayLandUntil?: Date | undefined;
   /**
-   * Writes a run announced and was killed before it had their answer (no outcome line, or an
-   * "unknown" one): the service may still apply them. `goneBy`: the run that sent them had ended by then (the resume or end line that
-   * followed); undefined when nothing followed.
+   * Writes announced and never answered (no outcome, or "unknown"): the service may still apply them.
+   * `goneBy`: their run had ended by then (the resume or end line that followed); undefined if none.
    */
   unanswered: { seq: number; goneBy: Date | undefined }[];
-  /** When the file was last written (readJournal): a killed run sent nothing long after its last line. */
+  /** The file's mtime: a killed run sent nothing long after its last line. */
   modifiedAt?: Date | undefined;
   /** 1-based numbers of lines cut off by a kill (the last one, or one a resume followed). */
   tornLines: number[];
@@ -160,10 +149,7 @@ function imageWords(list: string): Record<string, string> {
   };
 }
 
-/**
- * The journal's words for a line its schema (schemas/journal.schema.json) refuses, by the place of
- * the first error with list indexes left out (`before[].id`); `{path}` is that place in the line.
- */
+/** The words for a line the schema refuses, by the error's place without indexes (`before[].id`). */
 const LINE_WORDS: Record<string, string> = {
   command: "command is not apply, rollback or heal",
   server: "server is missing",
@@ -192,7 +178,7 @@ const LINE_WORDS: Record<string, string> = {
   ...imageWords("records"),
 };
 
-/** Where an error is: its JSON pointer, a missing property's own place included. */
+/** The error's JSON pointer, a missing property's own place included. */
 function errorPlace(error: ErrorObject): string[] {
   const pointer =
     error.keyword === "required"
@@ -204,7 +190,6 @@ function errorPlace(error: ErrorObject): string[] {
 /** The line's keys in the order a reader checks them: the first bad one is the one reported. */
 const KEY_ORDER = Object.keys(LINE_WORDS);
 
-/** The reason a line the schema refuses is refused, in the journal's words where it has them. */
 function describeLineProblem(errors: readonly ErrorObject[]): string {
   const rank = (error: ErrorObject) => {
     const index = KEY_ORDER.indexOf(errorPlace(error)[0] ?? "");
@@ -226,7 +211,7 @@ function describeLineProblem(errors: readonly ErrorObject[]): string {
   return describeSchemaErrors([first], "the line").message;
 }
 
-/** The header's format and version, said before the rest: a file of another kind or version. */
+/** Format and version are checked first: a file of another kind or version says so. */
 function checkHeaderKind(value: Record<string, unknown>, check: Check): void {
   check(value.type === "header", "the first line is not a journal header");
   check(value.format === JOURNAL_FORMAT, `this is not a pcsync journal (format is not "${JOURNAL_FORMAT}")`);
@@ -236,7 +221,6 @@ function checkHeaderKind(value: Record<string, unknown>, check: Check): void {
   );
 }
 
-/** The line, checked against the journal's schema and the rules a schema cannot say. */
 function checkLine(value: Record<string, unknown>, check: Check, first: boolean): JournalLine {
   if (first) checkHeaderKind(value, check);
   else
@@ -255,7 +239,6 @@ function checkLine(value: Record<string, unknown>, check: Check, first: boolean)
   return line;
 }
 
-/** Parses and checks a journal's text (`path` names it in errors). */
 export function parseJournal(text: string, path: string): Journal {
   refuseOtherKind(text, path, "journal");
   const lines = text.split("\n");
@@ -344,7 +327,6 @@ export function parseJournal(text: string, path: string): Journal {
 /** The largest journal read: a run of 20,000 writes keeps a few tens of MB. */
 export const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 
-/** Reads and checks a journal; `path` is relative to `cwd` and named as given in messages. */
 export async function readJournal(path: string, cwd: string): Promise<Journal> {
   const read = await readBoundedText(path, cwd, MAX_JOURNAL_BYTES);
   if (read.problem !== undefined) {
@@ -376,9 +358,8 @@ export async function checkJournalExists(path: string, cwd: string): Promise<voi
 const NO_RUN_BYTES = 65_536;
 
 /**
- * Whether the file at `path` is a journal whose run wrote nothing: absent, or without a complete
- * header line (killed while creating it). A run's header is on disk before its first write, so
- * such a run made no change.
+ * Whether the journal's run wrote nothing: absent, or no complete header line. A run's header is on
+ * disk before its first write, so such a run made no change.
  */
 export async function holdsNoRun(path: string, cwd: string): Promise<boolean> {
   try {
@@ -395,22 +376,17 @@ export function checkJournalServer({ path, header }: Journal, server: string): v
     throw new RefusedError("journal_server_mismatch", { path, journalServer: header.server, server });
 }
 
-/** The note a journal with a line cut off by a kill gets: it reads, without that line. */
 export function tornLineNote(journal: Journal): string | undefined {
   if (journal.tornLines.length === 0) return undefined;
   const lines = journal.tornLines.join(", ");
   return `note: ${journal.path}: line ${lines} was cut off (the run was killed while writing it) and is ignored; the journal reads without it`;
 }
 
-/**
- * The newest journal under the default directory of an apply of the plan with this fingerprint:
- * what `apply --plan FILE --resume` finishes when no --journal is given.
- */
+/** The newest apply journal of this plan in the default directory: what `--resume` finishes. */
 export async function findJournalOfPlan(cwd: string, fingerprint: string): Promise<Journal | undefined> {
   const names = await regularFilesIn(resolve(cwd, DEFAULT_JOURNAL_DIR), ".jsonl");
   // The names are UTC timestamps: newest last.
   for (const name of names.sort().reverse()) {
-    // One that cannot be read is passed over.
     const journal = await readJournal(join(DEFAULT_JOURNAL_DIR, name), cwd).catch(() => undefined);
     if (journal?.header.command === "apply" && journal.header.plan.fingerprint === fingerprint)
       return journal;

@@ -1,6 +1,5 @@
-// A journal has one writer: the lock file beside it (`<journal>.lock`) names the process that
-// writes it (pid, host, since when). Taken atomically before the journal's first line, released
-// when the run ends; a lock whose process is gone (same host) is stale and taken over.
+// A journal's one writer holds `<journal>.lock` (pid, host, since), taken atomically before the first
+// line and released at the end; a lock whose process is gone (same host) is stale and taken over.
 
 import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
@@ -11,11 +10,9 @@ import { PRIVATE_FILE_MODE } from "../files/write-file.js";
 import { InputError } from "../input-error.js";
 import { type LockSubject, RefusedError } from "../refused-error.js";
 
-/** What a lock file holds. */
 export interface LockHolder {
   pid: number;
   host: string;
-  /** ISO 8601, when the lock was taken. */
   since: string;
   /** The command that holds it: apply, rollback, resume, heal. */
   command: string;
@@ -33,17 +30,14 @@ export function lockPathOf(journalPath: string): string {
 /** Locks this process holds, by absolute lock path: an in-process run's lock is live, not stale. */
 const heldHere = new Map<string, string>();
 /**
- * Locks this process is creating, by their token: a signal that ends the process between the
- * lock's file appearing and `heldHere` knowing it must not leave the lock behind. Only the exit
- * hook reads this (a lock being created is not yet held, for `isStale`).
+ * Locks this process is creating, by token: a process ended between the file appearing and `heldHere`
+ * knowing it must not leave it behind. Only the exit hook reads this (for `isStale` it is not held).
  */
 const creatingHere = new Map<string, Set<string>>();
 let exitHookInstalled = false;
 
-/**
- * A process ended by `process.exit` (a second Ctrl-C) runs no `finally`: its locks go on exit
- * (synchronously, as an exit handler must). Only SIGKILL or a crash of the machine leaves one.
- */
+// `process.exit` (a second Ctrl-C) runs no `finally`: locks go on exit, synchronously. Only SIGKILL
+// or a crash of the machine leaves one.
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
@@ -74,10 +68,7 @@ function bootId(): string | undefined {
   return readProc("/proc/sys/kernel/random/boot_id")?.trim();
 }
 
-/**
- * A process's state (Linux, field 3 of /proc/PID/stat: Z for one that has exited and not been
- * reaped) and its start time in clock ticks since boot (field 22).
- */
+/** Linux /proc/PID/stat: state (field 3; Z: exited, not reaped) and start time in ticks (field 22). */
 function procStat(pid: number): { state: string; started: string | undefined } | undefined {
   const text = readProc(`/proc/${pid}/stat`);
   if (text === undefined) return undefined;
@@ -123,7 +114,6 @@ export function isStale(holder: LockHolder, path: string): boolean {
   return holder.started !== undefined && stat.started !== undefined && stat.started !== holder.started;
 }
 
-/** The holder in words: `pid 123 on host ci-7 (apply, since 2024-06-01T10:00:00.000Z)`. */
 export function describeHolder(holder: LockHolder): string {
   return `pid ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.since})`;
 }
@@ -136,19 +126,15 @@ export class JournalLock {
   #released = false;
 
   private constructor(
-    /** The lock file, absolute. */
+    /** Absolute. */
     readonly path: string,
     /** As the user gave the journal. */
     readonly journal: string,
     readonly holder: LockHolder,
-    /** The stale lock this one took over, if any. */
     readonly tookOver: LockHolder | undefined,
   ) {}
 
-  /**
-   * Takes the lock of the journal at `journal` (relative to `cwd`), or refuses (exit 3) naming the
-   * run that holds it. A stale lock (its process gone, same host) is taken over.
-   */
+  /** Takes the lock, or refuses (exit 3) naming the run that holds it; a stale lock is taken over. */
   static async acquire(
     journal: string,
     options: { cwd: string; command: string; held?: LockSubject },
@@ -196,10 +182,7 @@ export class JournalLock {
     throw heldBy(journal, path, undefined, options.held);
   }
 
-  /**
-   * Refuses (exit 3) as `acquire` would, without taking the lock: for a run that only reads, or
-   * one that must not run beside the lock's holder (`held`: what the lock guards, in words).
-   */
+  /** Refuses as `acquire` would, without taking the lock (`held`: what the lock guards, in words). */
   static async refuseIfHeld(journal: string, options: { cwd: string; held?: LockSubject }): Promise<void> {
     const path = resolve(options.cwd, lockPathOf(journal));
     const found = await readHolder(path);
@@ -207,10 +190,7 @@ export class JournalLock {
     if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found, options.held);
   }
 
-  /**
-   * Whether a live run other than this one holds the journal's lock: one this process holds (a
-   * rollout's journals of its earlier waves) is this run's own.
-   */
+  /** One this process holds (a rollout's journals of its earlier waves) is this run's own. */
   static async heldElsewhere(journal: string, options: { cwd: string }): Promise<boolean> {
     const path = resolve(options.cwd, lockPathOf(journal));
     const found = await readHolder(path);
@@ -218,14 +198,14 @@ export class JournalLock {
     return typeof found === "object" && !isStale(found, path) && heldHere.get(path) !== found.token;
   }
 
-  /** The live run that holds the lock, if one does (a stale lock is no one's): for a run that only reads. */
+  /** The live run that holds the lock (a stale lock is no one's). */
   static async holder(journal: string, options: { cwd: string }): Promise<LockHolder | undefined> {
     const path = resolve(options.cwd, lockPathOf(journal));
     const found = await readHolder(path);
     return typeof found === "object" && !isStale(found, path) ? found : undefined;
   }
 
-  /** Removes the lock, if it is still this run's. Safe to call more than once. */
+  /** Removes the lock if it is still this run's; idempotent. */
   async release(): Promise<void> {
     if (this.#released) return;
     this.#released = true;
@@ -235,14 +215,13 @@ export class JournalLock {
       await unlink(this.path).catch(() => undefined);
   }
 
-  /** The note a run that took over a stale lock prints. */
   get takeOverNote(): string | undefined {
     if (this.tookOver === undefined) return undefined;
     return `note: ${this.journal} was locked by ${describeHolder(this.tookOver)}, which is no longer running; this run took the lock over`;
   }
 }
 
-/** Creates `path` (O_EXCL: it must not exist) holding `text`, synced. */
+/** O_EXCL, synced. */
 async function writeNew(path: string, text: string): Promise<void> {
   const handle = await open(path, "wx", PRIVATE_FILE_MODE);
   try {
@@ -254,8 +233,8 @@ async function writeNew(path: string, text: string): Promise<void> {
 }
 
 /**
- * Creates the lock file whole, atomically: written under a name of its own, then linked to the
- * lock's name (a link fails if the name exists). Where links are not supported, O_EXCL.
+ * Creates the lock file whole, atomically: written under a name of its own, then linked to the lock's
+ * name (a link fails if it exists). Where links are not supported, O_EXCL.
  */
 async function createExclusively(path: string, text: string, journal: string): Promise<boolean> {
   const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
@@ -292,7 +271,7 @@ async function createExclusively(path: string, text: string, journal: string): P
   }
 }
 
-/** How long ago the file was last written; 0 when it is gone. */
+/** 0 when the file is gone. */
 function ageMs(path: string): Promise<number> {
   return stat(path).then(
     (info) => Date.now() - info.mtimeMs,
@@ -300,7 +279,7 @@ function ageMs(path: string): Promise<number> {
   );
 }
 
-/** The refusal of a lock another live run holds (undefined: one being written, or taken in turn by others). */
+/** `holder` undefined: a lock being written, or taken in turn by others. */
 function heldBy(
   journal: string,
   lock: string,

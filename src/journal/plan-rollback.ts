@@ -1,10 +1,7 @@
-// The inverse of a journal's run, planned from the journal and the current state: records the run
-// created are deleted, records it deleted come back (by `deleted: false` on the same id where the
-// service still has the row, else created again), and every field it changed, order included, gets
-// its old value. A field someone else changed since is a conflict. Pure. A journal holds
-// descriptions as stored, owner mark included, so they are compared as stored (showsStored).
-// It never leaves two live records of one name in a family: a record it brings back or renames
-// back, whose name another live record holds now (as the planner compares names), is a clash.
+// The inverse of a journal's run: its creates deleted, its deletes brought back (same id where the row
+// remains, else created again), every field it changed put back; a field changed since is a conflict.
+// Pure. Descriptions are compared as stored (owner mark included), as the journal holds them. A record
+// brought or renamed back whose name another live record holds now is a clash (findNameClashes).
 
 import { type FamilyName, familyKey, ofFamily, WRITABLE_FIELDS, type WritableField } from "../families.js";
 import { idsOfOtherFamiliesIn } from "../family-lists.js";
@@ -27,7 +24,6 @@ import type { PluginConfigRecord } from "../wire-types.js";
 import type { Journal, PluginTexts } from "./journal-format.js";
 import { type Replay, recordsOfLostCreate, showsPluginText, type TouchedRecord } from "./replay-journal.js";
 
-/** A field someone other than the run changed since the run's outcome. */
 export interface RollbackConflict {
   project: string;
   family: FamilyName;
@@ -35,7 +31,7 @@ export interface RollbackConflict {
   name: string | null;
   /** `owner`: the record carries another owner's mark (`now`), not the run's (`left`). */
   field: WritableField | "record" | "owner";
-  /** What the record shows now, and what the run left there (every possibility). */
+  /** `left`: every value the run may have left. */
   now: FieldValue | undefined;
   left: FieldValue[];
 }
@@ -43,32 +39,37 @@ export interface RollbackConflict {
 export interface RollbackPlan {
   plan: Plan;
   conflicts: RollbackConflict[];
-  /** How deleted records come back, and creates whose answer was lost: said beside the plan. */
+  /** How deleted records come back, and what became of lost creates. */
   notes: string[];
 }
 
 export interface RollbackInput {
   journal: Journal;
   replay: Replay;
-  /** The lists of the families the journal touched. */
   current: CurrentState;
   /** Records read one by one because no list shows them (deleted ones); absent where the service has no such row. */
   retrieved: CurrentState;
-  /** Put back the journal's values even where someone changed them since. */
   force: boolean;
 }
 
 const RESTORED_FIELDS: readonly WritableField[] = WRITABLE_FIELDS.filter((field) => field !== "deleted");
 
-function shows(field: WritableField, values: readonly FieldValue[], record: PluginConfigRecord): boolean {
-  return values.some((value) => showsStored(field, value, record));
+/** Whether `record` shows one of `values`, an empty one as the plugin's own text included (posthog-2024). */
+function showsAny(
+  touched: TouchedRecord,
+  field: WritableField,
+  values: readonly FieldValue[],
+  record: PluginConfigRecord,
+): boolean {
+  return values.some(
+    (value) => showsStored(field, value, record) || showsPluginText(touched, field, value, record),
+  );
 }
 
 /**
- * Whether `record` holds a before image's value. The before image was read from this service, as
- * stored: a name or description with white space at its ends shows that the service keeps it, so
- * it is compared exactly, never as a trimming service would store it (which would leave a record
- * renamed to a look-alike by the run under its new name).
+ * Whether `record` holds a before image's value. The image is as this service stored it: white space
+ * at a name's or description's ends shows the service keeps it, so it is compared exactly (trimmed,
+ * a record the run renamed to a look-alike would keep its new name).
  */
 function holdsBefore(field: WritableField, value: FieldValue, record: PluginConfigRecord): boolean {
   if (field === "name") return record.name === value;
@@ -77,7 +78,7 @@ function holdsBefore(field: WritableField, value: FieldValue, record: PluginConf
   return showsStored(field, value, record);
 }
 
-/** A record with where it is: "record 7 (\"x\") in project 1 plugin_configs" (src/cli/target-options.ts has the short form). */
+/** `record 7 ("x") in project 1 plugin_configs` (src/cli/target-options.ts has the short form). */
 export function describeRecordAt(item: Pick<RollbackConflict, "project" | "family" | "id" | "name">): string {
   return `record ${item.id}${item.name === null ? "" : ` ("${item.name}")`} in project ${item.project} ${item.family}`;
 }
@@ -98,10 +99,8 @@ function listedRecords(current: CurrentState): Map<string, PluginConfigRecord> {
 }
 
 /**
- * A before image read from a list may show the plugin's own name or description where the record
- * holds none (posthog-2024): that text is put back as the empty value, which shows it again. Not on
- * a server seen showing an empty name or description (`fills` false): there the plugin's text is
- * the record's own, and is put back as it was.
+ * A before image from a list may show the plugin's own text where the record holds none (posthog-2024):
+ * it is put back empty, which shows it again. Not where the server shows empty texts (`fills` false).
  */
 function emptiedText(
   touched: TouchedRecord,
@@ -113,7 +112,7 @@ function emptiedText(
   return value !== null && value === touched.pluginTexts?.[field as keyof PluginTexts] ? null : value;
 }
 
-/** Every record the rollback knows as the server showed it: read now, and in the journal (not copied). */
+/** Every record the rollback knows as the server showed it: read now, and in the journal. */
 function* shownRecords(input: RollbackInput): Iterable<{ name?: unknown; description?: unknown }> {
   const { journal, current, retrieved } = input;
   for (const family of [...current.families, ...retrieved.families]) yield* family.records;
@@ -130,7 +129,6 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const conflicts: RollbackConflict[] = [];
   const notes: string[] = [];
   const fingerprints: Record<string, string> = {};
-  /** A change of the record the run touched, from the journal line of the run's first write to it. */
   const addChange = (
     touched: TouchedRecord,
     change: Pick<PlannedChange, "action" | "name" | "id" | "fields">,
@@ -139,17 +137,13 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const { action, name, id, fields } = change;
     changes.push({ action, project, family, name, id, fields, source: `${journal.path}:${line}` });
   };
-  /** The records the journal accounts for, by id: the line of the run's first write to each. */
+  /** The records the journal accounts for: id to the line of the run's first write to it. */
   const knownIds = new Map<number, number>(
     [...replay.records.values()].map((record) => [record.id, record.line]),
   );
 
-  /**
-   * A run of an owner undoes its writes only to records that carry no other owner's mark now: one
-   * that does is that owner's (claimed since, or in a race with the run), and the rollback leaves
-   * it, as the run's own apply would have, unless forced. A journal written before runs named
-   * their owner, or by a run without one, is not checked.
-   */
+  // A record carrying another owner's mark now is theirs (claimed since, or in a race): left unless
+  // forced, as the run's own apply would. A journal naming no owner is not checked.
   const owner = journal.header.owner;
   const mayWrite = (touched: TouchedRecord, now: PluginConfigRecord): boolean => {
     const holder = readMark(now.description).owner;
@@ -168,11 +162,9 @@ export function planRollback(input: RollbackInput): RollbackPlan {
 
   const undoCreate = (touched: TouchedRecord, now: PluginConfigRecord) => {
     if (!mayWrite(touched, now)) return;
-    // What the run left, an empty name or description shown as the plugin's own text included.
-    const differing = WRITABLE_FIELDS.filter((field) => {
-      const left = touched.after.get(field) ?? [now[field] ?? null];
-      return !shows(field, left, now) && !left.some((value) => showsPluginText(touched, field, value, now));
-    });
+    const differing = WRITABLE_FIELDS.filter(
+      (field) => !showsAny(touched, field, touched.after.get(field) ?? [now[field] ?? null], now),
+    );
     for (const field of differing)
       conflicts.push({ ...touched, field, now: now[field] ?? null, left: touched.after.get(field) ?? [] });
     if (differing.length > 0 && !force) return;
@@ -207,10 +199,9 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     for (const field of WRITABLE_FIELDS) {
       const old = emptiedText(touched, field, before[field] ?? null, fills);
       if (holdsBefore(field, old, now) || showsPluginText(touched, field, old, now)) continue;
-      // A deleted record is disabled by the service: enabled comes back with deleted. An empty
-      // name or description the run left may show as the plugin's own text (posthog-2024).
+      // A deleted record is disabled by the service: enabled comes back with deleted.
       const left = touched.after.get(field) ?? [];
-      if (!shows(field, left, now) && !left.some((value) => showsPluginText(touched, field, value, now))) {
+      if (!showsAny(touched, field, left, now)) {
         conflicts.push({ ...touched, field, now: now[field] ?? null, left });
         if (!force) continue;
       }
@@ -219,9 +210,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       if (!touched.sent.has(field)) continue;
       fields[field] = { from: now[field] ?? null, to: old };
     }
-    // Nothing of the run's own left to put back (what it sent holds its old values: undone by hand,
-    // or by a forced rollback): someone's change to a field the run never sent is theirs, and
-    // stays; it holds up nothing, or the rollout whose rollback this is would wait on it for ever.
+    // Nothing of the run's own to put back (undone by hand, or by a forced rollback): a change to a
+    // field it never sent is someone else's and holds up nothing, or a rollout would wait for ever.
     const mine = conflicts.slice(conflictsBefore);
     const unsent = (field: RollbackConflict["field"]) =>
       field !== "record" && field !== "owner" && !touched.sent.has(field);
@@ -245,8 +235,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const found = matching.filter((record) => !knownIds.has(record.id));
     return { lost, where: family, matching, found, ids: found.map((record) => record.id).join(",") };
   });
-  // Lost creates of one config that find the same records (one through each family whose records
-  // that list shows) made them all when there are no more records than creates: each takes one.
+  // Lost creates of one config that find the same records (through each family that list shows) made
+  // them all when there are no more records than creates: each takes one.
   const taken = new Set<number>();
   for (const { lost, where, matching, found: all, ids } of lostFound) {
     const group = lostFound.filter((other) => other.ids === ids && ids !== "");
@@ -261,8 +251,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       continue;
     }
     if (found.length === 0) {
-      // A record of that name the journal accounts for otherwise (a later create that was answered,
-      // as when a resumed run made it) is that write's: this one made none.
+      // A record the journal accounts for otherwise (a resumed run's answered create) is that write's.
       const ids = matching.map((record) => record.id).join(", ");
       const lines = matching.map((record) => knownIds.get(record.id) ?? "?").join(", ");
       notes.push(
@@ -324,11 +313,11 @@ export function planRollback(input: RollbackInput): RollbackPlan {
 interface FinalRecord {
   id: number | null;
   name: string | null;
-  /** Brought back or renamed by the rollback: the side of a clash that the rollback makes. */
+  /** Brought back or renamed by the rollback: its side of a clash. */
   byRollback: boolean;
 }
 
-/** One line per clash: the record the rollback would bring back, and the live one holding its name. */
+/** One line per record the rollback would bring back under a name a live record holds. */
 export function findNameClashes(
   plan: Pick<Plan, "changes">,
   current: CurrentState,
@@ -351,8 +340,8 @@ export function findNameClashes(
         known.set(`${familyKey(project, family)}/${record.id}`, { name: record.name });
   for (const { project, family, records } of current.families) {
     const entry = familyOf(project, family);
-    // Another family's records that this list also shows (posthog-2024's plugin_configs lists the
-    // frontend apps) hold their names in their own family: a plugin config may share one with them.
+    // Another family's records this list also shows (posthog-2024's frontend apps in plugin_configs)
+    // hold their names in their own family: a plugin config may share one.
     const others = idsOfOtherFamiliesIn(current, project, family);
     for (const record of records)
       if (record.deleted !== true && !others.has(record.id))

@@ -1,7 +1,5 @@
-// A watcher heals for months: its journals would pile up without end. After each heal, the heal
-// journals (named `*-heal.jsonl`) beyond the newest `keep` are removed, but only those that ended
-// (an interrupted one may still be resumed or rolled back), each under its lock, so that a run
-// that holds one (a rollback of it) keeps it.
+// A watcher's heal journals (`*-heal.jsonl`) beyond the newest `keep` are removed, only ended ones (an
+// interrupted one may still be resumed or rolled back), each under its lock so a run holding it keeps it.
 
 import { rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -15,13 +13,12 @@ import { type Replay, replayJournal } from "./replay-journal.js";
 
 const HEAL_JOURNAL_SUFFIX = "-heal.jsonl";
 
-/** How many heal journals a watcher keeps by default (`watch --keep-heal-journals`). */
+/** `watch --keep-heal-journals`. */
 export const DEFAULT_KEPT_HEAL_JOURNALS = 100;
 
 // The end line is short; a heal journal's last line is read from this much of its tail.
 const TAIL_BYTES = 4096;
 
-/** Whether the journal's last line is its `end` line: the run it records finished. */
 async function hasEnded(path: string): Promise<boolean> {
   const last = (await readTail(path, TAIL_BYTES)).text.trimEnd().split("\n").pop() ?? "";
   try {
@@ -39,11 +36,9 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * Whether what a run's journal says it did leaves every record as it found it, so that its
- * rollback would have nothing to do: each write failed or was never sent (a rollback passes over
- * those), each record it made it deleted again (a create the service put in another family's list
- * and the check after it took back), each record it changed holds the values it had before. A
- * create whose answer was lost may have made a record: not nothing.
+ * Whether the run left every record as it found it (its rollback would do nothing): each record it
+ * made it deleted again (a create the service misplaced, taken back), each one it changed holds its
+ * old values. A lost create may have made a record: not nothing.
  */
 function leavesNothing({ records, lostCreates }: Replay): boolean {
   if (lostCreates.length > 0) return false;
@@ -65,11 +60,8 @@ function leavesNothing({ records, lostCreates }: Replay): boolean {
 }
 
 /**
- * Removes the journal of a heal that changed nothing (leavesNothing): ended, no write of it left
- * unanswered. Kept, the journals of a heal that fails every cycle (or makes a record the service
- * puts in another family, and takes it back) would push the journal of the last heal that did
- * write out of the newest `keep`, and with it the only undo. Returns whether it was removed; a
- * journal that cannot be read, or one that a run holds, stays.
+ * Removes an ended heal journal that changed nothing, no write left unanswered. Kept, those of a heal
+ * failing every cycle would push the last heal that wrote, and its only undo, out of the newest `keep`.
  */
 export async function removeIfHealWroteNothing(path: string, cwd: string): Promise<boolean> {
   let lock: JournalLock | undefined;
@@ -87,11 +79,7 @@ export async function removeIfHealWroteNothing(path: string, cwd: string): Promi
   }
 }
 
-/**
- * Removes the ended, unlocked heal journals in the default journal directory under `cwd` beyond
- * the newest `keep` (0 keeps all); returns the paths removed. A journal that cannot be read or
- * removed is left as it is: pruning never fails a heal.
- */
+/** `keep` 0 keeps all. A journal that cannot be read or removed stays: pruning never fails a heal. */
 export async function pruneHealJournals(cwd: string, keep: number): Promise<string[]> {
   if (keep <= 0) return [];
   const directory = resolve(cwd, DEFAULT_JOURNAL_DIR);
@@ -100,7 +88,6 @@ export async function pruneHealJournals(cwd: string, keep: number): Promise<stri
   const removed: string[] = [];
   for (const name of heals.slice(0, Math.max(0, heals.length - keep))) {
     const path = join(directory, name);
-    // Removed under its lock, as a rollback or resume holds it: one that holds it now keeps it.
     let lock: JournalLock | undefined;
     try {
       if (await exists(lockPathOf(path))) continue;

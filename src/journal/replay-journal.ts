@@ -1,7 +1,5 @@
-// What a journal says its run did, record by record: the state before the run's first write to
-// each record, and every value each field may hold now if nobody else wrote to it (one value per
-// answered write; both the old and the new where an answer was lost). Pure, but for
-// learnPluginTexts, which asks the service what the journal could not say.
+// What a journal says its run did, per record: its state before the run, and every value each field
+// may hold now (both old and new where an answer was lost). Pure, but for learnPluginTexts.
 
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import { type EarlierCreate, isRecordOfCreate } from "../apply/dedupe-creates.js";
@@ -25,18 +23,17 @@ export interface TouchedRecord {
   family: FamilyName;
   id: number;
   name: string | null;
-  /** As it was before the run's first write to it; null when it did not exist before the run. */
+  /** Null when it did not exist before the run. */
   before: RecordImage | null;
   /** The values each field may show now if only the run wrote to it. */
   after: Map<WritableField, FieldValue[]>;
   /**
-   * The fields the run sent to it (those of a write that may have landed), and `enabled` where it
-   * sent `deleted: true` (the service disables a deleted record): the fields the run changed. An
-   * answer may show another field changed between the run's read and its write: that change is
-   * someone else's (`after` keeps what the run left), and a rollback never puts it back.
+   * The fields the run changed: sent by a write that may have landed, plus `enabled` with
+   * `deleted: true` (the service disables a deleted record). Another field an answer shows changed
+   * is someone else's change, which a rollback never puts back.
    */
   sent: Set<WritableField>;
-  /** The journal line of the run's first write to it. */
+  /** Of the run's first write to it. */
   line: number;
   /** The plugin's own name and description, where an answer showed them. */
   pluginTexts?: PluginTexts;
@@ -52,7 +49,7 @@ export interface LostCreate {
   /** Records of its config that were there before it was sent (WriteIntent.kept): not its. */
   kept: readonly number[];
   line: number;
-  /** The plugin's own name and description, learnt where the create sent an empty one (learnPluginTexts). */
+  /** Learnt where the create sent an empty name or description (learnPluginTexts). */
   pluginTexts?: PluginTexts | undefined;
 }
 
@@ -61,10 +58,7 @@ export interface Replay {
   lostCreates: LostCreate[];
 }
 
-/**
- * Whether `record` shows the empty `value` of `field` as the plugin's own text, as the journal
- * knows that text (a server that fills an empty name or description with it: posthog-2024).
- */
+/** Whether `record` shows the empty `value` as the plugin's own text (posthog-2024 fills it in). */
 export function showsPluginText(
   touched: TouchedRecord | undefined,
   field: WritableField,
@@ -99,10 +93,9 @@ export function createsSentBy(journal: Journal): EarlierCreate[] {
 }
 
 /**
- * The records a create whose answer was lost may have made: of its config, in its family's list;
- * none there, in a list that also shows the family (posthog-2024 keeps a config asked of the
- * frontend apps whose plugin is none under plugin_configs, and lists it there only). Never one that
- * was there before it was sent. The rollback and the resume both ask it.
+ * The records a lost create may have made (never one there before it was sent): in its family's
+ * list; else in a list that also shows the family (posthog-2024 keeps a frontend-apps config whose
+ * plugin is not one under plugin_configs, and lists it there only).
  */
 export function recordsOfLostCreate(
   lost: LostCreate,
@@ -124,10 +117,8 @@ export function replayJournal(journal: Journal): Replay {
   const lostCreates: LostCreate[] = [];
   const lineOf = (intent: IntentEntry) => journal.intentLines.get(intent.seq) ?? 0;
 
-  // One record per id of a project (ids are unique across its families): a record the run made in
-  // one family and then wrote through another (posthog-2024 keeps a config asked of the frontend
-  // apps under plugin_configs when its plugin is not one, and the run deletes it there) is one
-  // record, handled where the run last wrote it.
+  // One record per project id (unique across families): one made in a family and written through
+  // another (posthog-2024's misplaced frontend app) is handled where the run last wrote it.
   const touch = (intent: IntentEntry, id: number): TouchedRecord => {
     const key = projectRecordKey(intent.project, id);
     let record = records.get(key);
@@ -181,8 +172,7 @@ export function replayJournal(journal: Journal): Replay {
     for (const [id, body] of sentTo(intent)) {
       const record = touch(intent, id);
       textsOf(record);
-      // What this write leaves in each field it changes: what it sends, and `enabled: false` with
-      // a delete (the service disables what it deletes).
+      // A delete also leaves `enabled: false`: the service disables what it deletes.
       const leaves = [
         ...(Object.entries(body) as [WritableField, FieldValue][]).filter(([field]) =>
           WRITABLE_FIELDS.includes(field),
@@ -193,8 +183,7 @@ export function replayJournal(journal: Journal): Replay {
       for (const field of written) record.sent.add(field);
       const answer = answered.get(id);
       if (status === "done" && answer) {
-        // Only the fields it wrote: another field the answer shows changed (someone else's write
-        // between the run's read and this one) is not what the run left there.
+        // Only the fields it wrote: another changed field is someone else's write.
         record.after = new Map(record.after);
         for (const field of written) record.after.set(field, [answer[field] ?? null]);
         continue;
@@ -215,12 +204,10 @@ function hasTexts(texts: PluginTexts | undefined): texts is PluginTexts {
 }
 
 /**
- * Gives the touched records the plugin's own texts where the journal lacks them and the lists do
- * not show them. A server that shows those texts for an empty name or description (posthog-2024)
- * leaves plugin_info out of its lists, so a before image read from a list holds the plugin's text
- * where the record holds nothing; only an answer to a write (the journal's outcome, lost when the
- * answer was) or a record read alone says it. The texts belong to the plugin: one record of it
- * says them for all. Where nothing says them, one record of the plugin is read alone.
+ * Gives touched records the plugin's own texts where the journal lacks them. posthog-2024 shows them
+ * for an empty name or description but leaves plugin_info out of lists, so a before image from a
+ * list may hold the plugin's text; only a write's answer or a record read alone says it. One record
+ * of a plugin says them for all; where nothing does, one record of it is read alone.
  */
 export async function learnPluginTexts(
   client: ApiClient,
@@ -260,8 +247,7 @@ export async function learnPluginTexts(
       mayShowFilled("name", lost.send.name ?? null) ||
       mayShowFilled("description", lost.send.description ?? null),
   );
-  // Where nothing says a plugin's texts, one record of it read alone does: a before image's
-  // record, or the lost create's (else any record of its plugin in that list).
+  // Read alone: a before image's record, or the lost create's (else any record of its plugin).
   const unknown = new Map<number, { project: string; family: FamilyName; id: number }[]>();
   const readAlone = (
     plugin: number | null | undefined,

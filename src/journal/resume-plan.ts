@@ -1,6 +1,5 @@
-// `apply --plan FILE --resume`: what the interrupted run already did, worked out from its journal
-// and the current state. The state with the run's own writes taken out must still be the one the
-// plan was made from (every stale-plan check applies to it); what is left is applied. Pure.
+// `apply --plan FILE --resume`: the state with the interrupted run's writes taken out must still be
+// the one the plan was made from (every stale check applies); what is left is applied. Pure.
 
 import { findPlanProblems } from "../apply/check-saved-plan.js";
 import { isRecordOfCreate } from "../apply/dedupe-creates.js";
@@ -17,16 +16,12 @@ import { type Replay, recordsOfLostCreate, showsPluginText, type TouchedRecord }
 export interface ResumeResult {
   /** Why the plan is stale, beyond what the journal's run did; empty when it is not. */
   reasons: string[];
-  /** The plan's changes and moves that are still to do. */
   remaining: Plan;
-  /** How many of the plan's changes and moves the interrupted run had done. */
+  /** Changes and moves the interrupted run had done. */
   done: number;
 }
 
-/**
- * Whether the record shows, in every field, what it was before the run or what the run left; an
- * empty name or description as the plugin's own text where the server shows that for one.
- */
+/** Whether every field shows its value before the run or what the run left. */
 function onlyTheRunChanged(touched: TouchedRecord, record: PluginConfigRecord): boolean {
   return WRITABLE_FIELDS.every((field) => {
     const values = [...(touched.after.get(field) ?? []), touched.before?.[field] ?? null];
@@ -73,12 +68,10 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     for (const touched of replay.records.values()) {
       if (touched.project !== project || listed.has(touched.id) || !touched.before || touched.before.deleted)
         continue;
-      // Deleted by the run: it was in its family's list when the plan was made, and in this one
-      // too where this list shows that family's records. Which lists show another family's is
-      // the server's choice (plugin_configs shows the frontend apps on posthog-2024, not on seed;
-      // never the other way round): this one does when every record of that family's list is in
-      // it. One still in its own family's list was not deleted (an update of it): it is only not
-      // of this list.
+      // Deleted by the run: it was in this list too if this list shows that family's records, which
+      // is the server's choice (posthog-2024's plugin_configs shows the frontend apps; seed's does
+      // not): it does when every record of that family's list is in it. One still in its own
+      // family's list was not deleted, only not of this list.
       const own = idsIn.get(familyKey(project, touched.family));
       if (own?.has(touched.id) || !listMayShow(family, touched.family)) continue;
       const before = { ...touched.before } as PluginConfigRecord;
@@ -86,8 +79,8 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
       else if (own === undefined || own.size === 0) untold.push(before);
       else if ([...own].every((id) => listed.has(id))) kept.push(before);
     }
-    // No record of that family left to tell (the run deleted them all): the list held them when
-    // the plan was made if, with them, it is the list the plan was made from.
+    // None of that family left to tell (the run deleted all): this list held them if, with them, it
+    // is the list the plan was made from.
     const membership = plan.families.find(ofFamily(project, family))?.membership;
     if (untold.length > 0 && fingerprintMembership([...kept, ...untold]) === membership)
       for (const record of untold) kept.push(record);
@@ -108,7 +101,6 @@ export function planResume(plan: Plan, replay: Replay, current: CurrentState): R
     }
     const record = records.find((candidate) => candidate.id === change.id);
     if (change.action === "delete") return record === undefined;
-    // Done when the record shows every field as the change writes it, and the change's mark.
     return (
       record !== undefined &&
       (Object.keys(change.fields) as (typeof WRITABLE_FIELDS)[number][]).every(
