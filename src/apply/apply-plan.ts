@@ -1,7 +1,5 @@
-// Executes a plan through the API: per family, creates and updates, then deletes, then one
-// reorder; families run concurrently (bounded). Every write is verified from its response, and
-// the report says exactly what was done, what failed and why, what was skipped, and which writes
-// have an unknown outcome. Once the signal aborts, no new write starts.
+// Executes a plan: per family (concurrently, bounded) creates and updates, then deletes, then one
+// reorder, each verified from its answer. Once the signal aborts, no new write starts.
 
 import type { ApiClient } from "../api/index.js";
 import { type FamilyName, familyKey, ofFamily } from "../families.js";
@@ -23,23 +21,17 @@ import { type AppliedWrite, applyCreate, applyDelete, applyUpdate } from "./writ
 export interface ApplyOptions {
   /** Families applied at once; the client bounds requests in flight on its own. */
   concurrency: number;
-  /** After each change: how many are finished, of how many, and how this one ended. */
   onProgress?: (done: number, total: number, outcome: ApplyOutcome) => void;
-  /**
-   * Once aborted, no new write starts: changes under way finish, the rest are skipped as not
-   * started. Give the client the same signal, so that requests queued in it do not start either.
-   */
+  /** Give the client the same signal, so that requests queued in it do not start either. */
   signal?: AbortSignal | undefined;
-  /** The write-ahead journal every write is announced to before it is sent (none: --no-journal). */
+  /** None: --no-journal. */
   journal?: WriteJournal | undefined;
-  /** How a create whose POST failed is settled (--settle-timeout, --treat-5xx-as-in-flight). */
   create?: CreateRule | undefined;
-  /** Ids of the records an interrupted run this one resumes created: this run's own. */
+  /** Records the interrupted run this one resumes created: this run's own. */
   createdBefore?: Iterable<number> | undefined;
   /**
-   * Creates that an interrupted run this one resumes, or a run killed here lately, sent: a record
-   * of theirs found where the service keeps it, another family's list, is taken back with this
-   * run's own (see dedupe-creates.ts, `unlistedCreate`).
+   * Creates the run this one resumes, or one killed here lately, sent: a record of theirs the service
+   * keeps in another family's list is taken back with this run's own (dedupe-creates.ts, `unlistedCreate`).
    */
   earlierCreates?: readonly EarlierCreate[] | undefined;
 }
@@ -79,29 +71,25 @@ export async function applyPlan(
   };
 }
 
-/**
- * Until when an update or delete this run sent, which went unanswered and was sent again, may still
- * be applied: the proof window of a create's POST, from the last such give-up (proof-window.ts).
- */
+/** An update or delete sent again after no answer may still land for a proof window from the give-up. */
 function mayLandUntil(client: ApiClient, since: number): Pick<ApplyReport, "mayLandUntil"> {
   const at = client.stats.lastUnansweredWriteAt;
   if (at === undefined || at < since) return {};
   return { mayLandUntil: new Date(at + settleWindowMs(client.requestTimeoutMs, client.timeScale)) };
 }
 
-/** Until when the service throttled the key beyond the client's longest wait, if it still does. */
 function throttledUntil(client: ApiClient): Pick<ApplyReport, "throttledUntil"> {
   const until = client.stats.throttledUntil;
   return until === undefined || until <= client.now() ? {} : { throttledUntil: new Date(until) };
 }
 
-/** A run's plan and options, and what it learns of the server as it goes, shared by all its families. */
+/** Shared by all the run's families. */
 interface RunContext {
   plan: Plan;
   current: CurrentState;
   options: ApplyOptions;
   rearrange: RearrangeProbe;
-  /** Ids of the records this run created, in any family: never taken for a concurrent run's copy. */
+  /** In any family: never taken for a concurrent run's copy. */
   createdIds: Set<number>;
   progress: (outcome: ApplyOutcome) => void;
 }
@@ -137,8 +125,7 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
     ? await listsShowingFamily(client, project, family, current)
     : undefined;
 
-  // What the lists a create may land in held before it: its journal line names the records of its
-  // config among them, none of which is its record (RecordWriter.create).
+  // Its journal line names its config's records among them: none is its record (RecordWriter.create).
   const listedBefore = [...listed, ...(elsewhere?.flatMap((list) => list.records) ?? [])];
   const appliedWrites = await Promise.all(
     writes.map(async (change): Promise<AppliedWrite> => {
@@ -215,9 +202,8 @@ async function applyFamily(writer: RecordWriter, work: FamilyWork, run: RunConte
 }
 
 /**
- * The lists that also show the family's records (familiesListing), each with its ids before the
- * family's creates: from the plan's read where it read that list, else read now (one request). A
- * list that cannot be read is left out: the creates are settled as before, by their family alone.
+ * The lists that also show the family's records, with their ids before its creates (the plan's read,
+ * else read now). One that cannot be read is left out: the creates are settled by their family alone.
  */
 async function listsShowingFamily(
   client: ApiClient,
@@ -232,9 +218,7 @@ async function listsShowingFamily(
     try {
       const records = read ?? (await reader.read(client.now())).records;
       lists.push({ reader, knownIds: new Set(records.map((record) => record.id)), records });
-    } catch {
-      // Not known before the creates: nothing there can be told from what they made.
-    }
+    } catch {}
   }
   return lists;
 }
@@ -246,7 +230,7 @@ interface FamilyWork {
   reorder: PlannedReorder | undefined;
 }
 
-/** One unit per project + family with changes or a reorder, in the order first met in the plan. */
+/** In the order first met in the plan. */
 function groupWork(plan: Plan): FamilyWork[] {
   const changes = groupBy(plan.changes, (change) => familyKey(change.project, change.family));
   const reorders = new Map(

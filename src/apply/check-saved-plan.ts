@@ -23,13 +23,12 @@ export interface RereadOptions {
 }
 
 export interface SavedPlanOptions extends RereadOptions {
-  /** The guards are computed again from the state read at apply time, with these settings. */
+  /** The guards are computed again from the state read at apply time. */
   guards: GuardOptions;
-  /** --allow-destroy of this run: protection is checked again on the records as they are. */
+  /** This run's: protection is checked again on the records as they are. */
   allowDestroy: readonly string[];
 }
 
-/** Reads a plan saved by `pcsync plan --out`; `path` is relative to `cwd`. */
 export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
   const plan = await readPlanFile(path, cwd, getPlanValidator());
   const problems = findPlanInconsistencies(plan);
@@ -37,7 +36,6 @@ export async function readSavedPlan(path: string, cwd: string): Promise<Plan> {
   return plan;
 }
 
-/** Re-reads what a saved plan touches and refuses it if the world moved since it was made. */
 export async function checkSavedPlan(
   plan: Plan,
   path: string,
@@ -50,16 +48,12 @@ export async function checkSavedPlan(
   const rechecked = recomputeGuards(plan, current, options.guards);
   appendAll(reasons, rechecked.reasons);
   if (reasons.length > 0) throw new RefusedError("stale_plan", { file: path, reasons });
-  // The file's own guards say what they said when it was made; these are the ones that hold now,
-  // protection included (with this run's --allow-destroy).
+  // The file's guards are those of when it was made; these hold now.
   const guards = [...recheckProtection(plan, current, options.allowDestroy), ...rechecked.guards];
   return { plan: { ...plan, guards }, current };
 }
 
-/**
- * Re-reads what an approved plan touches: the answer may come minutes after the plan was shown,
- * and the plan is applied only if it still describes the service.
- */
+/** The answer may come minutes after the plan was shown: it is applied only if it still holds. */
 export async function checkApprovedPlan(
   plan: Plan,
   client: ApiClient,
@@ -71,7 +65,6 @@ export async function checkApprovedPlan(
   return current;
 }
 
-/** Reads the lists a plan touches: the state it is checked against and applied to. */
 export async function readStateForPlan(
   plan: Plan,
   client: ApiClient,
@@ -80,9 +73,8 @@ export async function readStateForPlan(
     noGuards?: boolean;
   },
 ): Promise<CurrentState> {
-  // A reorder also reads what tells apply whether a rearrange is safe (see apply-plan).
-  // A family the plan deletes from or updates is read whole (with the lists it also shows), so
-  // that the guards and the ownership of each delete can be checked again (recompute-guards.ts).
+  // A reorder also reads what tells whether a rearrange is safe (reorder.ts). A family the plan
+  // deletes from or updates is read whole, so guards and each delete's ownership can be rechecked.
   const deleting = new Set(
     (options.noGuards === true
       ? plan.changes.filter((change) => change.action === "delete")
@@ -112,8 +104,8 @@ export async function readStateForPlan(
         record.plugin !== change.fields.plugin?.to,
     );
   });
-  // A family whose records may have changed (prune, reorder) but whose own records the plan knew
-  // apart (ownMembership): the lists that tell them apart again, where its list changed.
+  // A family whose own records the plan knew apart (ownMembership) and whose list changed: the lists
+  // that tell them apart again.
   const regrouped = [...plan.changes.filter((change) => change.action === "delete"), ...plan.reorders].filter(
     ({ project, family }) => {
       const report = plan.families.find(ofFamily(project, family));
@@ -130,13 +122,11 @@ export async function readStateForPlan(
   return { families: [...read.families, ...(await readCurrentState(client, more, options)).families] };
 }
 
-/** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
 export function findPlanProblems(plan: Plan, current: CurrentState): string[] {
   // A record the plan both changes and moves is checked for each: it is named once.
   return [...new Set([...findStaleness(plan, current), ...findOwnerProblems(plan, current)])];
 }
 
-/** A saved plan made against another server than the one given. */
 export function checkPlanServer(plan: Plan, path: string, client: ApiClient): void {
   if (plan.server !== client.base.display)
     throw new RefusedError("plan_server_mismatch", {

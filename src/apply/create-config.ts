@@ -1,42 +1,30 @@
-// Creating a record without ever creating it twice: a failed POST is judged by what its failure
-// proves (src/api/attempt-proof.ts), and is sent again only once a re-read of the family shows it did not
-// make the record. It is apply's rule: the client only sends the POST.
+// Creating a record never twice (apply's rule; the client only sends the POST): a failed POST is judged by
+// what its failure proves (src/api/attempt-proof.ts), resent only once a re-read shows it made nothing.
 //
 // The rule, by kind of failure:
-//   - refused before processing: a 429 (the client already waited the pause the service asked for
-//     and sent it again, retry.ts), a request never sent, or a 503 with Retry-After. A 503 with
-//     Retry-After is confirmed by one re-read; then the POST is sent again after the stated pause
-//     (or the backoff, if longer). A 429 that reaches this file was refused for good: not made.
-//   - answered by the service: a 5xx with the service's own `{type, code, detail}` body, 500
-//     included. It may have committed before answering (Django does not wrap a request in a
-//     transaction by default), but nothing of it commits later: one re-read started after the
-//     answer decides. Found: adopted. Absent: sent again after backoff.
-//   - still in flight: a timeout, a connection lost after sending, 502/504, a 5xx whose body is
-//     not the service's (a proxy's page). It may still commit after the client gave up (it can
-//     wait in a load balancer's queue for a whole timeout, then take the service as long again),
-//     so it is never sent again while it might still commit: the family is re-read at once (a
-//     dropped answer is the common case), then with backoff, over a proof window that starts when
-//     the attempt gave up and lasts two and a half request timeouts (at least 1 s). Any re-read
-//     that shows the record adopts it; only a re-read that started after the window closed, and
-//     does not show the record, proves the POST did not commit, and allows the next POST.
-//   - answered with something that is not a record (not JSON, the wrong shape, too large, a
-//     redirect): one re-read shows the record (adopted), or the outcome stays unknown and it is
-//     never sent again, since the service may hold it in a form pcsync cannot match.
-//   - rejected (a 4xx other than 429): not made; never sent again.
-// Each POST is shown not to have made the record before the next goes out. A create sends at most
-// `CREATE_POSTS` POSTs that end in flight (3 by default: each costs a whole proof window),
-// and at most `retries + 1` POSTs in all (9 by default: one answered or refused costs a re-read and
-// a backoff). The settle time (`--settle-timeout`) bounds one create from its first failed POST,
-// but is never smaller than a whole proof window for each POST that may end in flight, so no
-// window is ever cut short: it only keeps long pauses from sending a POST late.
-// When no deciding re-read can be made (the service is gone, the run is interrupted), the outcome
-// is unknown: CreateOutcomeUnknownError, which apply reports as unknown, never as failed.
-// The re-reads and the resend go ahead of the client's own pacing (client.ahead), though never
-// ahead of a pause the service asked for: the rest of the family waits for this create.
-// The window is measured from the give-up, not from the send: how long the request already sat
-// unanswered says nothing about when the service will get to it.
-// A copy that lands later still (beyond these bounds) is caught by the check after the family's
-// creates (src/apply/dedupe-creates.ts), which keeps the lowest id.
+//   - refused before processing: a 429 (retry.ts already waited and resent it: here it is final, not
+//     made), a request never sent, or a 503 with Retry-After, which one re-read confirms before the
+//     POST is sent again after the stated pause (or the backoff, if longer).
+//   - answered by the service (a 5xx with its own `{type, code, detail}` body, 500 included): it may
+//     have committed before answering (Django does not wrap a request in a transaction), but nothing
+//     commits later: one re-read started after the answer decides. Found: adopted; absent: resent.
+//   - still in flight (timeout, connection lost after sending, 502/504, a proxy's 5xx page): it may
+//     commit after the give-up (a whole timeout in a load balancer's queue, then as long again), so
+//     it is never resent while it might: the family is re-read at once (a dropped answer is common),
+//     then with backoff, over a proof window from the give-up of 2.5 request timeouts (at least 1 s).
+//     Any re-read showing the record adopts it; only one started after the window, not showing it,
+//     proves no commit and allows the next POST. The window starts at the give-up, not the send: how
+//     long the request sat says nothing about when the service will get to it.
+//   - not a record (not JSON, wrong shape, too large, a redirect): one re-read adopts it, or the
+//     outcome stays unknown and it is never resent (it may be stored in a form pcsync cannot match).
+//   - rejected (a 4xx other than 429): not made; never resent.
+// A create sends at most CREATE_POSTS POSTs that end in flight (each costs a proof window) and
+// `retries + 1` in all. The settle time (--settle-timeout) bounds a create from its first failed POST
+// but is never below a proof window per in-flight POST, so no window is cut short. With no deciding
+// re-read possible (service gone, run interrupted) the outcome is unknown (create_outcome_unknown),
+// never failed. Re-reads and resends go ahead of the client's pacing (client.ahead), never ahead of a
+// pause the service asked for: the family waits for this create. A copy landing later still is caught
+// by the check after the family's creates (dedupe-creates.ts), which keeps the lowest id.
 
 import {
   type ApiClient,
@@ -57,45 +45,33 @@ import { showsText, trimAsService } from "../trim-as-service.js";
 import type { PluginConfigInput, PluginConfigRecord } from "../wire-types.js";
 import { CREATE_POSTS, type CreateRule, settleBudgetOf } from "./proof-window.js";
 
-/** How the create is settled (the run's --settle-timeout and --treat-5xx-as-in-flight), and what apply knows. */
+/** The run's settle rule, and what apply knows of the family. */
 export interface CreateConfigOptions extends CreateRule {
-  /**
-   * Ids of the family's records before this create (apply has them from its plan read). When
-   * absent, the family is read first, which costs one request.
-   */
+  /** Ids of the family's records before this create; absent, the family is read first. */
   knownIds?: ReadonlySet<number> | undefined;
-  /** Re-reads shared with other creates of the family (apply passes one per family). */
+  /** Shared with the family's other creates. */
   reader?: FamilyReader | undefined;
   /**
-   * For a family whose records another family's list also shows: that list, with its ids before
-   * the creates. posthog-2024 keeps a config made through pipeline_frontend_apps_configs whose
-   * plugin is not a frontend app under plugin_configs only: a POST that made it and failed leaves
-   * no trace in its own family's list, and sending it again would make another. Found there, it is
-   * this create's record (the check after the creates takes it back and says why).
+   * Lists that also show this family's records, with their ids before the creates. posthog-2024 keeps
+   * a frontend-apps config whose plugin is not a frontend app under plugin_configs only: a failed POST
+   * that made it leaves no trace in its own list, and a resend would make another. Found there, it
+   * is this create's record (the check after the creates takes it back and says why).
    */
   elsewhere?: readonly { reader: FamilyReader; knownIds: ReadonlySet<number> }[] | undefined;
 }
 
 export interface CreateResult {
   record: PluginConfigRecord;
-  /** How many times the POST was sent (throttled attempts the client repeated count once). */
+  /** Throttled attempts the client repeated count once. */
   posts: number;
-  /**
-   * Some POST failed in a way that may have made the record: beyond the rule's bounds, a late copy
-   * of it may still land, so the check after the family's creates also looks for one.
-   */
+  /** A POST may have made the record: the check after the creates looks for a late copy. */
   uncertain: boolean;
-  /** The record came from a re-read, not from the service's answer. */
+  /** From a re-read, not the service's answer. */
   adopted: boolean;
-  /** What each failed POST proved, in order (empty when the first POST was answered with the record). */
   failures: AttemptProof[];
 }
 
-/**
- * Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
- * the outcome could not be settled; any other error means the record was not created (the last
- * POST's failure, once every POST was shown not to have created it).
- */
+/** Throws create_outcome_unknown when it could not be settled; any other error means not created. */
 export async function createConfigDetailed(
   client: ApiClient,
   projectId: string,
@@ -237,10 +213,7 @@ export async function createConfigDetailed(
   }
 }
 
-/**
- * A failed POST (a request's failure; any other as it is) with what re-reading found since added to
- * its message: it did not make the record, so its outcome is known.
- */
+/** A request's failure, its message saying what re-reading found since: it made no record. */
 function settledAs(client: ApiClient, failure: ServiceError, settled: string): ServiceError {
   if (!isRequestError(failure)) return failure;
   const facts = { ...failure.facts, outcomeUnknown: false, settled, hint: failure.hint };
@@ -253,10 +226,7 @@ type SettleResult =
   | { kind: "absent" }
   | { kind: "unknown"; why: string };
 
-/**
- * Re-reads the family from the give-up until a read that started after the window closed: the
- * record found, or proven absent, or unknown when that last read cannot be made.
- */
+/** Re-reads the family from the give-up until a read that started after the window closed. */
 async function settle(
   client: ApiClient,
   reader: FamilyReader,
@@ -305,10 +275,7 @@ async function settle(
   }
 }
 
-/**
- * Reads of one family, shared by the creates that settle at the same time: a read already under
- * way that started late enough is joined instead of sending another.
- */
+/** Reads of one family: a read under way that started late enough is joined, not sent again. */
 export class FamilyReader {
   readonly #pending: Array<{ startedAt: number; result: Promise<FamilyListing> }> = [];
 
@@ -318,7 +285,6 @@ export class FamilyReader {
     private readonly family: FamilyName,
   ) {}
 
-  /** The family as listed by a read that started at or after `notBefore` (the client's clock). */
   read(notBefore: number): Promise<FamilyListing> {
     for (let index = this.#pending.length - 1; index >= 0; index -= 1) {
       const pending = this.#pending[index];
@@ -341,16 +307,14 @@ export class FamilyReader {
 }
 
 export interface FamilyListing {
-  /** When the read started (the client's clock): the service's answer is no older. */
+  /** The client's clock: the service's answer is no older. */
   startedAt: number;
   records: PluginConfigRecord[];
 }
 
 /**
- * The record a create made: new since `knownIds`, same plugin, and the same values for the fields
- * the service stores as sent; name and description as sent or trimmed as the service trims them
- * (posthog-2024). A null name or description, or one empty once trimmed, may come back as the
- * plugin's own (posthog-2024), so those only count when they hold text. Newest first if several match.
+ * The record a create made: new since `knownIds`, same plugin, fields as sent (name and description
+ * trimmed as posthog-2024 does; empty ones may come back as the plugin's own, so tell nothing). Newest first.
  */
 export function findCreatedRecord(
   records: readonly PluginConfigRecord[],
@@ -375,7 +339,6 @@ function showsSentText(sent: string | null | undefined, shown: string | null): b
   return showsText(sent, shown);
 }
 
-/** What re-reading found of a create whose outcome was unknown, sent `posts` times. */
 function notMadeAfter(posts: number): string {
   return posts > 1
     ? `the create was sent ${posts} times, and none of them made the record (re-reading the family showed so)`

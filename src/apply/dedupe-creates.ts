@@ -1,11 +1,9 @@
-// The check after a family's creates: one read of the family, and wherever a config has more than
-// one record made since the plan (same name and plugin), every copy but the lowest id is deleted.
-// Two runs of apply at once both make the record; a POST whose outcome was unknown may land late;
-// every run follows the same rule, so exactly one record per config survives: the lowest id.
-// Known limit: a create settled by finding its record (src/apply/create-config.ts) may have found a
-// concurrent run's identical record while its own POST was still on its way; if that POST lands
-// after both runs' checks, a copy remains (a later plan names both ids). Closing that would mean
-// waiting out the settle window before every check that follows an adopted create.
+// The check after a family's creates: one read, and of a config's records made since the plan (same
+// name and plugin) all but the lowest id are deleted. Two concurrent applies both make the record, a
+// lost POST may land late; every run follows this rule, so exactly one record per config survives.
+// Known limit: a create settled by finding its record may have found a concurrent run's while its own
+// POST was on its way; landing after both checks, it stays a copy (a later plan names both ids):
+// closing that would mean waiting out the settle window before every check after an adopted create.
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import { getConfig, isApiError, listAllConfigs } from "../api/index.js";
@@ -33,11 +31,10 @@ export interface EarlierCreate {
   kept?: readonly number[] | undefined;
 }
 
-/** How certain it is that a create happened once, as far as the duplicate check needs to know. */
 export interface CreateCertainty {
   /**
-   * Some POST of it had an unknown outcome: a late copy of it may land, which no other run would
-   * delete, so this run deletes every copy above the lowest id, not only its own.
+   * Some POST had an unknown outcome: a late copy may land, which no other run would delete, so this
+   * run deletes every copy above the lowest id, not only its own.
    */
   uncertain: boolean;
   /** For a create whose outcome is still unknown: a read started at or after this time proves absence. */
@@ -47,22 +44,21 @@ export interface CreateCertainty {
 export interface DedupeInput {
   project: string;
   family: FamilyName;
-  /** Ids the family listed when the plan was read: those existed before this run and any rival. */
+  /** Listed when the plan was read: before this run and any rival. */
   knownIds: ReadonlySet<number>;
-  /** Ids this run created or adopted, in any family: never another config's copy. Records adopted here are added. */
+  /** Created or adopted by this run, in any family (adopted here: added): never another config's copy. */
   createdByRun: Set<number>;
-  /** Creates an interrupted or killed run of this sent (apply-plan.ts, ApplyOptions). */
   earlierCreates?: readonly EarlierCreate[] | undefined;
-  /** The family's creates and updates as applied, with their outcomes (same index). */
+  /** The family's creates and updates, with their outcomes at the same index. */
   changes: readonly PlannedChange[];
   outcomes: readonly ApplyOutcome[];
-  /** How each create was settled (same index); missing means certain: answered at the first POST. */
+  /** Same index; missing means certain (answered at the first POST). */
   certainties?: readonly (CreateCertainty | undefined)[] | undefined;
-  /** Shares the read with the creates' own re-reads; a new read is made either way. */
+  /** Shared with the creates' own re-reads; a new read is made either way. */
   reader?: FamilyReader | undefined;
   /** Once aborted, the check does not start: its deletes would be new writes. */
   signal?: AbortSignal | undefined;
-  /** How the check's deletes and updates are written (through the run's journal); else directly. */
+  /** The run's (journaled) writer; else writes go directly. */
   writer?: RecordWriter | undefined;
 }
 
@@ -70,16 +66,15 @@ interface Target {
   index: number;
   change: PlannedChange;
   outcome: ApplyOutcome;
-  /** This run's record, or null when the create's outcome is unknown. */
+  /** Null when the create's outcome is unknown. */
   ownId: number | null;
   certainty: CreateCertainty | undefined;
 }
 
 /**
- * Returns the outcomes with each create's outcome revised: unchanged when this run's record is the
- * one that stays and no copy is to be deleted; pointing at the surviving record once the copies are
- * deleted; a create whose outcome was unknown becomes done when its record is found, failed when
- * the read proves it absent. Reads the family only when this run created (or may have) something in it.
+ * The outcomes with each create's revised: pointing at the survivor once copies are deleted; an
+ * unknown one done when its record is found, failed when the read proves it absent. Reads the family
+ * only when this run created (or may have) something in it.
  */
 export async function dedupeCreates(client: ApiClient, input: DedupeInput): Promise<ApplyOutcome[]> {
   const targets = input.outcomes.flatMap((outcome, index): Target[] => {
@@ -199,12 +194,10 @@ async function checkCopies(
 }
 
 /**
- * A create the service answered, whose record the family's list read after it does not show: on
- * the real service, a config made through pipeline_frontend_apps_configs whose plugin is not a
- * frontend app is kept and listed under plugin_configs only. Left there, no plan would see it and
- * every apply (every heal) would make one more: it is deleted again, through the family whose list
- * shows it, and the create fails saying why. Undefined when no such list shows it (someone deleted
- * it since): the create stands, and a later plan shows what is missing.
+ * An answered create its family's list does not show: the real service keeps a frontend-apps config
+ * whose plugin is not a frontend app under plugin_configs only. Left there, no plan would see it and
+ * every heal would make one more: it is deleted again through that list, and the create fails saying
+ * why. Undefined when no such list shows it (deleted since): the create stands.
  */
 async function unlistedCreate(
   client: ApiClient,
@@ -260,10 +253,8 @@ async function unlistedCreate(
 }
 
 /**
- * The records of the create's config in `listing`, other than `ownId`, that earlier runs' creates of
- * it made (the run this one resumes, runs killed here lately: DedupeInput.earlierCreates), or may
- * have made, unanswered (never one that was there before they were sent). None when the list cannot
- * be read: the create's own record is taken back all the same.
+ * The config's records in `listing` (but `ownId`) that earlier runs' creates made, or may have made
+ * unanswered (never one there before they were sent). None when the list cannot be read.
  */
 async function earlierRecordsOfRun(
   client: ApiClient,
@@ -285,10 +276,8 @@ async function earlierRecordsOfRun(
   const accounted = new Set(
     (input.earlierCreates ?? []).flatMap((create) => (create.id === undefined ? [] : [create.id])),
   );
-  // Each create sent unanswered made one record at most: as many records of the config as there
-  // were such creates of it are theirs; more, and which are theirs cannot be told. A record that
-  // was there before each such create was sent is none of theirs (one a resumed run's create saw
-  // may be the killed run's).
+  // Each unanswered create made one record at most: as many records as such creates are theirs;
+  // more, and which cannot be told. One there before each was sent is none of theirs.
   const unanswered = creates.filter((create) => create.id === undefined);
   const keptByAll = (id: number) =>
     unanswered.length > 0 && unanswered.every((create) => create.kept?.includes(id));
@@ -310,11 +299,9 @@ async function earlierRecordsOfRun(
 }
 
 /**
- * The one rule for "is this the record a create made": its name as the service stores it (a
- * trimming service shows "GeoIP " as "GeoIP"), and its plugin when known (on servers whose
- * plugin_configs list shows the frontend apps, a frontend app of the same name is another config,
- * not a copy). Apply's failed-create proof, resume's "done already" and rollback's lost create all
- * ask it.
+ * The one rule for "is this the record a create made" (apply, resume, rollback): its name as the
+ * service stores it ("GeoIP " trimmed), and its plugin when known (where plugin_configs shows the
+ * frontend apps, a frontend app of the same name is another config).
  */
 export function isRecordOfCreate(
   create: { name: string | null; plugin: unknown },
@@ -326,15 +313,11 @@ export function isRecordOfCreate(
   );
 }
 
-/** Whether the record is of the create's config (`isRecordOfCreate`). */
 export function isOfConfig(change: PlannedChange, record: PluginConfigRecord): boolean {
   return isRecordOfCreate({ name: change.name, plugin: change.fields.plugin?.to }, record);
 }
 
-/**
- * Records made since the plan for the same config: same name and plugin, not listed at plan time,
- * and not a record this run made for another config.
- */
+/** Records of the config made since the plan, not this run's for another config. */
 function copiesOf(
   records: readonly PluginConfigRecord[],
   change: PlannedChange,
@@ -350,10 +333,7 @@ function copiesOf(
   );
 }
 
-/**
- * Records another owner made since the plan for the same config (same name and plugin, that
- * owner's mark), lowest id first; none for a run without an owner, whose records carry no mark.
- */
+/** Records of the config another owner made since the plan, lowest id first; none without an owner. */
 function rivalCreates(
   records: readonly PluginConfigRecord[],
   change: PlannedChange,
@@ -402,9 +382,8 @@ async function yieldToRival(
 }
 
 /**
- * Deletes the copies one by one (through the run's writer), each one deleted added to `removed`; a
- * copy gone already (the other run that holds it deleted it first) is skipped. Stops at the first
- * that fails: that copy and why.
+ * Deletes the copies one by one into `removed`; one gone already (its run deleted it first) is skipped.
+ * Stops at the first that fails: that copy and why.
  */
 async function deleteCopies(
   client: ApiClient,
@@ -427,7 +406,6 @@ async function deleteCopies(
   return undefined;
 }
 
-/** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(
   client: ApiClient,
   input: DedupeInput,

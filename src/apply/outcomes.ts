@@ -8,7 +8,6 @@ import type { ApplyOutcome, OutcomeStatus } from "./types.js";
 
 export const NOT_STARTED = "not started: the run was interrupted";
 
-/** A reorder the interrupt came before: skipped, as not started. */
 export const REORDER_NOT_STARTED = { status: "skipped", message: NOT_STARTED, notStarted: true } as const;
 
 export function notStartedOutcome(change: PlannedChange, detail?: string): ApplyOutcome {
@@ -31,10 +30,6 @@ export function outcomeOf(change: PlannedChange, status: OutcomeStatus, message?
   };
 }
 
-/**
- * The outcome of a write that threw: unknown when it may have been applied, skipped when the run
- * was interrupted before it was sent, failed otherwise.
- */
 export function outcomeOfError(change: PlannedChange, error: unknown): ApplyOutcome {
   if (isRequestError(error) && error.outcomeUnknown) {
     return outcomeOf(

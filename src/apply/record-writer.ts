@@ -1,6 +1,5 @@
-// The one place every write of an apply passes: each create, PATCH and rearrange is announced to
-// the write-ahead journal (its intent, on disk) before it is sent, and its outcome after the answer.
-// Without a journal (--no-journal) the writes go straight to the API.
+// Every write of an apply passes here: announced to the write-ahead journal (on disk) before it is
+// sent, its outcome after the answer. Without a journal (--no-journal) writes go straight to the API.
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import { isRequestError, isServiceError, rearrangeConfigs, updateConfig } from "../api/index.js";
@@ -16,15 +15,12 @@ export interface WriteIntent {
   op: WriteOp;
   project: string;
   family: FamilyName;
-  /** The record written; null for a create and a rearrange. */
+  /** Null for a create and a rearrange. */
   id: number | null;
   name: string | null;
-  /** The body sent (a rearrange: `{orders: {id: order}}`). */
+  /** A rearrange: `{orders: {id: order}}`. */
   send: Record<string, FieldValue | Record<string, number>>;
-  /**
-   * A create: the records of its config (its name and plugin) that the lists it may appear in
-   * held before it was sent. None of them is its record, whatever became of it.
-   */
+  /** A create: its config's records in the lists it may land in before it was sent; none is its record. */
   kept?: number[];
 }
 
@@ -36,14 +32,14 @@ export type WriteStatus = "done" | "failed" | "unknown" | "not_sent";
 
 export interface WriteOutcome {
   status: WriteStatus;
-  /** The record as the server answered (a create's id; a rearrange: the family's records). */
+  /** A rearrange: the family's records. */
   records?: readonly PluginConfigRecord[];
 }
 
 export interface WriteJournal {
-  /** Puts the intent and the before image of every record it touches on disk; resolves after. */
+  /** Resolves once the intent and its before images are on disk. */
   intend(intent: WriteIntent): Promise<number>;
-  /** Records the answer; on disk with the next group of intents, or when the journal closes. */
+  /** On disk with the next group of intents, or when the journal closes. */
   recordOutcome(seq: number, outcome: WriteOutcome): void;
 }
 
@@ -54,12 +50,10 @@ function statusOfError(error: unknown): WriteStatus {
   return "failed";
 }
 
-/** Creates, updates and rearranges records of one run, each through the journal when there is one. */
 export class RecordWriter {
   constructor(
     readonly client: ApiClient,
     private readonly journal: WriteJournal | undefined,
-    /** How this run's creates are settled (apply's options). */
     private readonly createRule: CreateRule = {},
   ) {}
 
@@ -70,9 +64,8 @@ export class RecordWriter {
   ): Promise<T> {
     const journal = this.journal;
     if (journal === undefined) return await send();
-    // The intent goes on disk once the write has its slot, just before it leaves: a write still
-    // waiting for a connection when the run is killed was never sent, and its journal says nothing
-    // of it (a resume or rollback does not wait for it to land).
+    // The intent goes on disk once the write has its slot, just before it leaves: a write still waiting
+    // for a connection when the run is killed was never sent, and a resume or rollback need not wait for it.
     let seq: number | undefined;
     let result: T;
     try {

@@ -1,6 +1,5 @@
-// A family's reorder: one rearrange request where it is known to be harmless and does what we
-// need, else (or for what it did not move) one PATCH of `order` per record. The run's first
-// rearrange finds out for every family; the others wait for its answer.
+// A family's reorder: one rearrange where it is harmless and works, else (or for what it did not move)
+// a PATCH of `order` per record. The run's first rearrange finds out for all; the others wait for it.
 
 import { isApiError, isRequestError } from "../api/index.js";
 import { describeError } from "../errors.js";
@@ -10,21 +9,16 @@ import { REORDER_NOT_STARTED } from "./outcomes.js";
 import type { RecordWriter } from "./record-writer.js";
 import type { OutcomeStatus } from "./types.js";
 
-/** What the run learns of the server's rearrange, shared by all its families. */
 export interface RearrangeProbe {
   /** Rearrange is refused, or keyed by something other than config ids (posthog-2024). */
   unusable: boolean;
-  /**
-   * Settles when the run's first rearrange has answered. Families wait for it before their own, so
-   * that on a server where rearrange does nothing for us only one request learns that.
-   */
+  /** Settles at the first rearrange's answer: where it does nothing for us, one request learns that. */
   firstAnswer?: Promise<void>;
 }
 
 /**
- * Whether a rearrange keyed by config id is harmless on every server profile: posthog-2024 reads
- * the keys as plugin ids, so it is used only when no key can name a plugin of the project's
- * records (which requires having read lists that show them all).
+ * posthog-2024 reads rearrange's keys as plugin ids: it is used only when no key can name a plugin of
+ * the project's records (read from lists that show them all).
  */
 function rearrangeIsSafe(reorder: PlannedReorder, plan: Plan, current: CurrentState): boolean {
   const lists = current.families.filter((item) => item.project === reorder.project);

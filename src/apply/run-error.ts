@@ -1,6 +1,5 @@
-// How a run that writes (apply, rollback, a rollout) ends when it does not carry out the whole plan:
-// incomplete, interrupted by a signal, not approved, or a rollout halted. Each code with its exit
-// code and a message that says what was done and what to do next. (Refusals are RefusedError.)
+// How a writing run (apply, rollback, a rollout) ends short of its whole plan, each code with its exit
+// code and a message saying what was done and what next. (Refusals are RefusedError.)
 
 import {
   describeCode,
@@ -16,51 +15,43 @@ import { nounAndList, plural } from "../plural.js";
 import { shellWord } from "../shell-word.js";
 import type { ApplyReport } from "./types.js";
 
-/** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
 export function cancelledMessage(what: "Apply" | "Rollback"): string {
   return `${what} cancelled; nothing was changed.`;
 }
 
-/** What a run that applies a plan is, in its errors: `apply`, or `rollback` (with its journal). */
 export interface RunWords {
   command: "apply" | "rollback";
-  /** The command that carries on where the run stopped. */
+  /** What carries on where the run stopped. */
   again: string;
 }
 
 const APPLY_WORDS: RunWords = { command: "apply", again: "run apply again" };
 
-/** The run's journal lines (describeJournalNext), last: what to run next is where the eye ends. */
+/** The journal lines (describeJournalNext) go last: what to run next is where the eye ends. */
 function endingWith(journal: string | undefined): string {
   return journal === undefined ? "" : `\n${journal.trimEnd()}`;
 }
 
-/** Where a rollout stopped, and how to finish it. */
 interface RolloutStop {
   wave: string;
-  /** What to run to finish it (names the rollout journal). */
+  /** What finishes it (names the rollout journal). */
   again: string;
 }
 
-/** A rollout stopped after a wave's writes began: what they did (`done`). */
+/** Stopped after a wave's writes began: what they did (`done`). */
 type RolloutStoppedInWrites = RolloutStop & { done: string };
 
-/**
- * A rollout stopped while it baked or judged a wave, its writes made and journaled; or before a
- * wave's writes (`check`: its projects read again after a bake), nothing of it written.
- */
+/** Stopped while a wave baked or was judged (writes journaled), or before its writes (`check`). */
 interface RolloutStoppedBetweenWaves extends RolloutStop {
   stage: InterruptedStage;
-  /** Stopped in a halted rollout's rollback: the waves it had undone, the one it stopped in, and those left. */
+  /** In a halted rollout's rollback: waves undone, the one it stopped in, those left. */
   undoneWaves?: readonly string[];
   stoppedIn?: string;
   left?: readonly string[];
 }
 
-/** Where in a wave a signal stopped a rollout, outside its writes. */
 export type InterruptedStage = "check" | "reread" | "bake" | "judge" | "rollback";
 
-/** Where a signal stopped a rollout, in words: "stopped by SIGINT …". */
 export const STAGE_WORDS: Record<InterruptedStage, string> = {
   check: "while its projects were read again, before its writes",
   reread: "after its writes, before they were all read again",
@@ -95,7 +86,6 @@ const RUN_CODES = {
       return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. ${next}; it continues from where this run stopped.${checkFirst}${endingWith(journal)}`;
     },
   },
-  /** Stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
   interrupted: {
     exit: ({ signal }: { signal: InterruptSignal }) => SIGNAL_EXIT_CODES[signal],
     message: (
@@ -137,10 +127,7 @@ const RUN_CODES = {
     exit: EXIT_ERROR,
     message: ({ what }: { what: "Apply" | "Rollback" }) => cancelledMessage(what),
   },
-  /**
-   * No terminal to ask on and no --auto-approve: refused before anything is read, as Terraform
-   * does, so that a cron job or `ssh host pcsync apply` never writes unapproved.
-   */
+  /** Refused before anything is read, as Terraform does: cron or `ssh host pcsync apply` never writes unapproved. */
   approval_required: {
     exit: EXIT_ERROR,
     message: ({ command }: { command: "apply" | "rollback" }) =>
@@ -148,10 +135,7 @@ const RUN_CODES = {
         ? "apply needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, add --auto-approve (for CI and scripts), or save a plan with `pcsync plan --out FILE` and apply it with `pcsync apply --plan FILE` (a manifest with rollout: takes --auto-approve: its waves are not applied from a saved plan). Nothing was read or changed."
         : "rollback needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, or review it with --dry-run and then add --auto-approve (for CI and scripts). Nothing was read or changed.",
   },
-  /**
-   * A rollout halted by a failed health check (`failing`: the projects): `rolledBack` with
-   * on_failure: rollback; else `undoneWaves` waves were rolled back, `undoneComplete` if wholly.
-   */
+  /** `rolledBack`: on_failure: rollback; else `undoneWaves` were undone, `undoneComplete` if wholly. */
   rollout_halted: {
     exit: EXIT_ROLLOUT_HALTED,
     message: ({
@@ -183,9 +167,8 @@ const RUN_CODES = {
       }`,
   },
   /**
-   * The manifest's last rollout halted and a project it failed still holds the change (or, left out
-   * of a run that --project, --family or --shard narrow, may still hold it): a new
-   * rollout would find nothing to write in the waves done and go on to the later ones.
+   * The last rollout halted and a failed project (may) still hold the change: a new rollout would find
+   * nothing to write in the waves done and go on to the later ones.
    */
   rollout_still_halted: {
     exit: EXIT_ROLLOUT_HALTED,
@@ -198,22 +181,17 @@ const RUN_CODES = {
       return `${halted}. ${applying}, so it is refused: nothing was changed. ${fix.charAt(0).toUpperCase()}${fix.slice(1)}.`;
     },
   },
-  /** Before a wave's writes, what it writes changed since the run's plan was made: it is not written. */
   rollout_changed: {
     exit: EXIT_ERROR,
     message: ({ wave, reasons, again }: RolloutStop & { reasons: readonly string[] }) =>
       `the rollout stopped before wave "${wave}": since the plan was made, ${reasons.length === 1 ? "this changed" : "these changed"} (someone else writing?):\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing of that wave or any later one was written; run \`pcsync plan\` to see the state as it is now, then ${again}.`,
   },
-  /**
-   * A rollout resumed from its journal completed, but this run's plan changes projects none of its
-   * waves still to finish took: nothing of them was written, and a new rollout writes them.
-   */
+  /** A resumed rollout completed, but none of its waves left took projects this run's plan changes. */
   rollout_left_out: {
     exit: EXIT_ERROR,
     message: ({ journal, projects }: { journal: string; projects: string }) =>
       `the rollout of ${journal} is complete, but it was planned by an earlier run, and none of its waves still to finish took ${projects}, where this run's plan has changes (the earlier run had other --project, --target or --exclude flags, their wave was judged healthy before they were made, or the records changed since): nothing of them was written. Apply the same manifest again: a new rollout writes them, from its first wave.`,
   },
-  /** After a wave's writes, projects still differ from the manifest: no later wave is written. */
   rollout_not_as_planned: {
     exit: EXIT_ERROR,
     message: ({
@@ -230,10 +208,7 @@ const RUN_CODES = {
 
 export type RunErrorCode = keyof typeof RUN_CODES;
 
-/**
- * `still holds the change`, or for failing projects a narrowed run leaves out (`narrowed`: its flags),
- * `may still hold the change (--project leaves it out of this run, ...)`: they were not read.
- */
+/** For failing projects a narrowed run leaves out (`narrowed`: its flags): they were not read. */
 export function holdingTheChange(failing: readonly string[], narrowed: string | undefined): string {
   const one = failing.length === 1;
   if (narrowed === undefined) return `still ${one ? "holds" : "hold"} the change`;
@@ -241,29 +216,23 @@ export function holdingTheChange(failing: readonly string[], narrowed: string | 
   return `may still hold the change (${flags} ${one ? "it" : "them"} out of this run, so ${one ? "it is" : "they are"} not read: apply without ${narrowed} checks)`;
 }
 
-/** `pcsync rollback --journal A, then pcsync rollback --journal B`: the journals to undo, in order. */
 export function undoCommands(journals: readonly string[]): string {
   return journals.map((path) => `pcsync rollback --journal ${path}`).join(", then ");
 }
 
-/** What a halt that still holds is: the facts `rollout_still_halted` and plan's notice of it say. */
 export interface HeldHaltFacts {
   journal: string;
   wave: string;
   failing: readonly string[];
-  /** The wave it halted in is the last: nothing is left to write. */
   lastWave: boolean;
   undo: readonly string[];
-  /** The run's --project, --family or --shard leave a failing project out: it is not read. */
+  /** The flags leaving a failing project out of the run. */
   narrowed?: string | undefined;
   /** A rollout of another change, whose failing projects this manifest asks the same. */
   another?: true | undefined;
 }
 
-/**
- * A halt that still holds, in the words both apply's refusal and plan's notice use: what halted and
- * what the failing projects hold (`halted`), and what lifts it (`fix`, lower case, no full stop).
- */
+/** Words of apply's refusal and plan's notice; `fix` is lower case, without a full stop. */
 export function haltWords(held: HeldHaltFacts): { halted: string; fix: string } {
   const { failing, undo } = held;
   const one = failing.length === 1;
@@ -281,7 +250,6 @@ export function haltWords(held: HeldHaltFacts): { halted: string; fix: string } 
   };
 }
 
-/** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */
 export class RunError<Code extends RunErrorCode = RunErrorCode> extends PcsyncError {
   declare readonly code: Code;
   readonly facts: FactsOf<typeof RUN_CODES, Code>;

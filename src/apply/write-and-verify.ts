@@ -1,6 +1,5 @@
-// One create, update or delete sent and verified from the service's answer: a write the server
-// accepted but did not apply (a field that did not take) is a failure that says why. An update that
-// claims a record for its owner is checked against a rival claim before and after (below).
+// One create, update or delete, verified from the answer: a write accepted but not applied fails
+// saying why. A claim of a record for its owner is checked against a rival claim (below).
 
 import type { ApiClient, PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import { getConfig, isApiError, isRequestError, isServiceError } from "../api/index.js";
@@ -18,13 +17,11 @@ import type { RecordWriter } from "./record-writer.js";
 import type { ApplyOutcome } from "./types.js";
 import { markedBody, markProblem, mismatchedFields } from "./write-mark.js";
 
-/** A create's outcome and, for the check after the family's creates, how it was settled. */
 export interface AppliedWrite {
   outcome: ApplyOutcome;
   certainty?: CreateCertainty | undefined;
 }
 
-/** What a create or update sends: the fields it sets, its description with the owner mark if any. */
 function bodyOf(change: PlannedChange): PluginConfigInput {
   const body: Record<string, FieldValue> = {};
   for (const [field, fieldChange] of Object.entries(change.fields)) {
@@ -33,7 +30,6 @@ function bodyOf(change: PlannedChange): PluginConfigInput {
   return markedBody(change, body as PluginConfigInput);
 }
 
-/** Why the server's answer to a write is not what was written; undefined when it is. */
 function writeProblem(change: PlannedChange, record: PluginConfigRecord): string | undefined {
   const wrong = mismatchedFields(change, record);
   return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
@@ -59,7 +55,7 @@ export async function applyCreate(
   change: PlannedChange,
   createdIds: Set<number>,
   lists: Required<Pick<CreateConfigOptions, "knownIds" | "reader">> & Pick<CreateConfigOptions, "elsewhere">,
-  /** The records of the config the lists held before the create (RecordWriter.create). */
+  /** RecordWriter.create. */
   kept: readonly number[],
 ): Promise<AppliedWrite> {
   try {
@@ -87,15 +83,14 @@ export async function applyCreate(
     }
     if (isRequestError(error, "request_aborted"))
       return { outcome: notStartedOutcome(change, error.message) };
-    // Any other failure is definitive: createConfigDetailed settles every POST whose outcome was unknown,
-    // unreadable answers included.
+    // Any other failure is definitive: createConfigDetailed settles every unknown POST.
     return { outcome: outcomeOf(change, "failed", describeError(error)) };
   }
 }
 
 export async function applyUpdate(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: update without an id");
-  // A change that hands the record to its owner (adopted, or taken over with --takeover).
+  // Adopted, or taken over with --takeover.
   const claim = change.mark?.from !== undefined;
   const started = performance.now();
   if (claim) {
@@ -114,10 +109,7 @@ export async function applyUpdate(writer: RecordWriter, change: PlannedChange): 
   }
 }
 
-/**
- * Deletes by PATCH `deleted: true`: on every profile that removes the record from the family's
- * list, where DELETE on posthog-2024 servers only disables it.
- */
+/** By PATCH `deleted: true`, which unlists the record on every profile; posthog-2024's DELETE only disables it. */
 export async function applyDelete(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
   const { project, family, id, name } = change;
@@ -131,11 +123,9 @@ export async function applyDelete(writer: RecordWriter, change: PlannedChange): 
   }
 }
 
-// A write that adopts a record (no mark) or takes it over (another owner's mark) races another
-// owner claiming it at once, and the service has no conditional write: the last write wins. So a
-// claim reads the record just before it writes (another owner's mark there now: not sent), and
-// again after a window in which a rival's write would land (not its own mark: lost, naming the
-// winner). Of two owners claiming one record at once, the one whose write the record shows wins.
+// A claim (adopt or takeover) races other owners' claims with no conditional write: the last write
+// wins. So it reads the record just before writing (another owner's mark: not sent) and after a
+// window in which a rival's write would land (not its own mark: lost, naming the winner).
 
 /** At least this long between a claim's write and its check: a rival's write sent at once lands. */
 const CLAIM_WINDOW_MS = 1000;
@@ -149,10 +139,7 @@ function lost(change: PlannedChange, winner: string | null, written: boolean): A
   return { ...outcomeOf(change, "failed", what), ownerLost: { winner } };
 }
 
-/**
- * Before the write: the record's owner now. A claim of a record another owner holds since the
- * plan is lost before it is sent (undefined: go on and write).
- */
+/** Undefined: go on and write. */
 async function checkBeforeClaim(client: ApiClient, change: PlannedChange): Promise<ApplyOutcome | undefined> {
   if (change.id === null || change.mark === undefined) return undefined;
   const owner = await ownerNow(client, change, change.id);
@@ -162,10 +149,7 @@ async function checkBeforeClaim(client: ApiClient, change: PlannedChange): Promi
   return lost(change, owner, false);
 }
 
-/**
- * After the write: waits out the window (at least as long as the write took from the check before
- * it, so a rival as slow still lands), reads the record, and says whether this owner's mark won.
- */
+/** The window is at least twice as long as the write took from the check, so a rival as slow still lands. */
 async function confirmClaim(client: ApiClient, change: PlannedChange, tookMs: number): Promise<ApplyOutcome> {
   if (change.id === null || change.mark === undefined) return outcomeOf(change, "done");
   await new Promise((done) => setTimeout(done, Math.max(CLAIM_WINDOW_MS, 2 * tookMs)));
@@ -180,7 +164,6 @@ async function confirmClaim(client: ApiClient, change: PlannedChange, tookMs: nu
   return owner === change.mark.owner ? outcomeOf(change, "done") : lost(change, owner, true);
 }
 
-/** The owner whose mark the record carries now (null: none), or why it could not be read. */
 async function ownerNow(
   client: ApiClient,
   change: PlannedChange,

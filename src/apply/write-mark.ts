@@ -1,6 +1,5 @@
-// What apply sends and checks for a change that carries an owner mark (plan/types.ts ChangeMark):
-// the description the service stores is the user's text with the mark at its end (owner-mark.ts);
-// the plan itself only ever holds the text.
+// What apply sends and checks for a change with an owner mark: the service stores the user's text with
+// the mark at its end (owner-mark.ts); the plan only ever holds the text.
 
 import type { PluginConfigInput, PluginConfigRecord } from "../api/index.js";
 import type { WritableField } from "../families.js";
@@ -15,18 +14,15 @@ function markedText(change: PlannedChange): string | null {
   return change.mark?.keep ?? null;
 }
 
-/** The body of a create or update with its description marked, when the change carries a mark. */
 export function markedBody(change: PlannedChange, body: PluginConfigInput): PluginConfigInput {
   if (change.mark === undefined) return body;
   return { ...body, description: writeMark(markedText(change), change.mark.owner) };
 }
 
-/** A description a change sets, as sent: with the change's mark, if it carries one. */
 export function markDescription(change: PlannedChange, text: string | null): string | null {
   return change.mark === undefined ? text : writeMark(text, change.mark.owner);
 }
 
-/** Why the record the service answered with lacks the change's mark; undefined when it has it. */
 export function markProblem(change: PlannedChange, record: PluginConfigRecord): string | undefined {
   if (change.mark === undefined) return undefined;
   const read = readMark(record.description);
@@ -34,18 +30,14 @@ export function markProblem(change: PlannedChange, record: PluginConfigRecord): 
   return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
 }
 
-/**
- * Whether a record another run made may be a copy of this change's create: with an owner, only a
- * record with the same owner's mark (another owner's record of the same name is theirs to keep).
- */
+/** Whether another run's record may be a copy of this create: another owner's is theirs to keep. */
 export function sameOwner(change: PlannedChange, record: PluginConfigRecord): boolean {
   return change.mark === undefined || readMark(record.description).owner === change.mark.owner;
 }
 
 /**
- * Whether the record shows what the change writes to `field`. A description under a mark is the
- * user's text (markProblem checks the mark); one without is sent as it is, so it is compared as
- * stored: a rollback puts back a description with its old mark, or takes a mark away.
+ * A description under a mark is the user's text (markProblem checks the mark); one without is compared
+ * as stored: a rollback puts back a description with its old mark, or takes a mark away.
  */
 export function showsChange(
   change: PlannedChange,
@@ -57,7 +49,6 @@ export function showsChange(
   return change.mark === undefined ? showsStored(field, to, record) : showsWritten(field, to, record);
 }
 
-/** The fields whose value the record does not show as the change writes it. */
 export function mismatchedFields(change: PlannedChange, record: PluginConfigRecord): WritableField[] {
   return (Object.keys(change.fields) as WritableField[]).filter(
     (field) => !showsChange(change, field, record),

@@ -47,7 +47,7 @@ export interface RollbackInput {
   journal: Journal;
   replay: Replay;
   current: CurrentState;
-  /** Records read one by one because no list shows them (deleted ones); absent where the service has no such row. */
+  /** Records no list shows (deleted ones), read one by one; absent where the service has no such row. */
   retrieved: CurrentState;
   force: boolean;
 }
