@@ -1,6 +1,5 @@
-// `apply`, from the plan to its report: the plan made from the manifest, or a saved plan checked
-// against the state read again (or what is left of it, resumed), its guards, the approval (a
-// callback) and the state read again after it, then the journaled writes the caller hands in.
+// `apply` from plan to report: the plan made, or saved and checked (or resumed), its guards, the
+// approval and a re-read after it, then the journaled writes the caller hands in.
 
 import type { ApiClient } from "../api/index.js";
 import { checkApprovedPlan, checkSavedPlan, type RereadOptions } from "../apply/check-saved-plan.js";
@@ -19,49 +18,44 @@ import { type PlanScope, type PlanSettings, planManifest } from "./plan-manifest
 import type { ResumedPlan } from "./resume-run.js";
 import type { RunIo } from "./run-io.js";
 
-/** Where the plan comes from: the manifest, planned now, or a file saved by `plan --out`. */
 export type PlanSource =
   | { from: "manifest"; desired: LoadedManifest; scope: PlanScope; settings: PlanSettings }
   | {
       from: "saved";
       plan: Plan;
       file: string;
-      /** The guards' limits now: a saved plan's guards are computed again from the state read. */
+      /** A saved plan's guards are computed again from the state read. */
       guards: GuardOptions;
-      /** --allow-destroy of this run: protection is checked again on the records as they are. */
+      /** Protection is checked again on the records as they are. */
       allowDestroy: readonly string[];
-      /** What is left of it after an interrupted apply (resume-run.ts). */
       resumed?: ResumedPlan | undefined;
     };
 
 export interface ApplyRunInput {
   source: PlanSource;
-  /** --force: the safety guards (not protection) are overridden, and shown as what they found. */
+  /** Overrides the safety guards (not protection), shown as what they found. */
   force: boolean;
-  /** --dry-run: the plan is shown, nothing is written. */
   dryRun: boolean;
-  /** How the state is read again after the approval. */
   reread: RereadOptions;
-  /** Where journals are kept besides the default directory (`--journal PATH`'s): a killed run's. */
+  /** Besides the default directory (`--journal PATH`'s): where a killed run's journal may be. */
   journalDirectories?: readonly string[] | undefined;
 }
 
 export interface ApplyRunSteps {
-  /** Shown the plan once it stands, before the guards refuse it and before any write. */
+  /** Before the guards refuse it and before any write. */
   show: (plan: Plan) => void;
   /** Work the run has to do beyond the plan's changes (an unfinished rollout to finish). */
   hasMoreWork?: ((plan: Plan, desired: DesiredState) => Promise<boolean>) | undefined;
-  /** After a dry run's plan: what else apply would do with it (a rollout to finish, a halt that holds). */
+  /** What else apply would do (a rollout to finish, a halt that holds). */
   dryRunNotes?: ((plan: Plan, desired: DesiredState) => Promise<void>) | undefined;
-  /** Asks for approval, and throws to cancel; the state is then read again (the answer may be late). */
+  /** Throws to cancel; the state is then read again (the answer may be late). */
   approve?: ((plan: Plan) => Promise<void>) | undefined;
-  /** The journaled writes; `desired` is the manifest planned (for a rollout), none for a saved plan. */
+  /** `desired`: the manifest planned (for a rollout), none for a saved plan. */
   apply: (plan: Plan, current: CurrentState, desired: DesiredState | undefined) => Promise<ApplyReport>;
 }
 
 export type ApplyRunOutcome =
   | { result: "dry_run"; plan: Plan }
-  /** Nothing to write; `current` is the state the plan was checked against. */
   | { result: "nothing"; plan: Plan; current: CurrentState }
   | { result: "applied"; plan: Plan; report: ApplyReport };
 
@@ -88,7 +82,6 @@ export async function applyPlanRun(
       "this saved plan rolls out in waves (rollout: in its manifest): a rollout reads each wave's projects again as it goes and finishes itself from its journal, so apply it with `pcsync apply -f MANIFEST`, which also finishes an interrupted rollout",
     );
   }
-  // With --force, a guard is shown as what it found, not as advice to use --force.
   const plan = made.plan;
   steps.show(plan);
   if (input.dryRun) {
@@ -112,7 +105,6 @@ export async function applyPlanRun(
   return { result: "applied", plan, report };
 }
 
-/** The plan that stands: resumed, a saved one checked against the state now, or made from the manifest. */
 async function makePlan(
   client: ApiClient,
   source: PlanSource,

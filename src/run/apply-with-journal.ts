@@ -1,6 +1,5 @@
-// The one journaled apply that `apply`, `rollback` and watch's heal share: the journal's lock
-// taken before its first line, the journal started (or resumed), the plan applied with every write
-// announced to it, the journal ended and its lock released, also when the apply throws.
+// The journaled apply of `apply`, `rollback` and heal: the lock taken before the journal's first line,
+// the plan applied with every write announced, the journal ended and unlocked even when the apply throws.
 
 import { dirname } from "node:path";
 import type { ApiClient } from "../api/index.js";
@@ -24,32 +23,26 @@ import type { SecretRegistry } from "../redact.js";
 import { createsOfKilledRuns } from "./late-writes.js";
 
 export interface JournaledApply {
-  /** The journal's path (as given, or the default one); undefined without a journal. */
+  /** Undefined without a journal. */
   journal: string | undefined;
-  /** Throws what applyPlan threw, once the journal is closed and its lock released. */
   report: ApplyReport;
 }
 
 export interface JournaledApplyOptions {
   /** A path; undefined: a new one under the default directory; false: no journal (--no-journal). */
   journalPath: string | false | undefined;
-  /** The journal of the interrupted run this one finishes (appended to, not started). */
+  /** Appended to, not started. */
   resumed?: Journal | undefined;
-  /**
-   * The lock the caller took already on the journal's path (a resume's; a rollout's wave, held
-   * until the rollout ends); else it is taken here, and released when the apply ends.
-   */
+  /** Taken already by the caller (a resume's; a rollout's wave's, held until it ends); else taken here. */
   lock?: JournalLock | undefined;
   start: Omit<JournalStart, "server" | "plan">;
   files: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry };
-  /** Records the lists do not show that the journal must know as they are (a rollback's). */
+  /** A rollback's records no list shows, which the journal must know as they are. */
   alsoKnown?: CurrentState | undefined;
   apply: Omit<ApplyOptions, "journal">;
-  /** Said once the journal's lock is taken: a stale lock taken over is worth a note. */
   onNote?: ((line: string) => void) | undefined;
-  /** Called once the journal is started or resumed, with its path. */
   onJournal?: ((path: string) => void) | undefined;
-  /** Called just before the first write (the CLI's interrupts stop writes from then on). */
+  /** The CLI's interrupts stop writes from then on. */
   beforeWrites?: (() => void) | undefined;
 }
 
@@ -67,8 +60,7 @@ export async function applyWithJournal(
   // Read before this run's journal takes the path a killed run's journal may have (and its lock).
   const earlierCreates = await earlierCreatesBefore(client, plan, options, journalPath);
   let ownLock: JournalLock | undefined;
-  // What the journal's path is, checked before its lock is made beside it (or, taken by the
-  // caller already, before the journal's first line).
+  // The journal's path is checked before its lock is made beside it (or before its first line).
   if (journalPath !== undefined && (options.lock === undefined || !options.resumed)) {
     await makeDefaultDirectory(journalPath, files.cwd);
     if (!options.resumed) await JournalFile.checkTarget(journalPath, { ...files, fresh: true });
@@ -108,11 +100,7 @@ export async function applyWithJournal(
   }
 }
 
-/**
- * The creates that the run this one resumes, or runs killed here lately, sent, where the plan
- * creates in a family whose records another family's list may show (the records of those creates
- * can be kept there: apply-plan.ts, ApplyOptions.earlierCreates).
- */
+/** ApplyOptions.earlierCreates, where a create's record may be kept in another family's list. */
 async function earlierCreatesBefore(
   client: ApiClient,
   plan: Plan,

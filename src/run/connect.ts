@@ -8,7 +8,6 @@ import type { DesiredState } from "../manifest/types.js";
 import { resolveApiKey } from "./credentials.js";
 import type { RunIo } from "./run-io.js";
 
-/** The client's settings beside the server and the key, as the command's flags give them. */
 export type ClientSettings = Omit<
   ApiClientOptions,
   "baseUrl" | "baseUrlSource" | "apiKey" | "secrets" | "signal" | "onAttempt" | "proxyEnvironment"
@@ -19,29 +18,27 @@ export interface ConnectSettings {
   baseUrl?: string | undefined;
   /** --api-key-file: wins over PCSYNC_API_KEY. */
   apiKeyFile?: string | undefined;
-  /** Made once the server and the key are known: their problems are said first. */
+  /** Called once the server and the key are known: their problems are said first. */
   client: () => ClientSettings;
 }
 
 export interface ConnectOptions {
-  /** The base URL of the manifest (or saved plan), and where to set it, for plan and apply. */
   fallback?: BaseUrlFallbackValue;
   /** Once aborted, the client starts no new request (apply interrupted). */
   signal?: AbortSignal;
-  /** Told of every request attempt's method and status (watch's metrics). */
+  /** Watch's metrics. */
   onAttempt?: ApiClientOptions["onAttempt"];
 }
 
-/** Where a command finds the base URL after --base-url and PCSYNC_BASE_URL, and where it is from. */
+/** Where a command finds the base URL after --base-url and PCSYNC_BASE_URL. */
 export interface BaseUrlFallbackValue {
   baseUrl: string | undefined;
   /** What to do when there is none, for the message. */
   orElse: string;
-  /** Where the value is from (`server.base_url at pcsync.yaml:3`), for messages about it. */
+  /** `server.base_url at pcsync.yaml:3`. */
   source?: string | undefined;
 }
 
-/** The fallback of plan, apply and watch: the manifest's `server.base_url`, with its place. */
 export function manifestServer(desired: DesiredState | undefined): BaseUrlFallbackValue {
   const source = desired?.baseUrlSource;
   return {
@@ -51,21 +48,16 @@ export function manifestServer(desired: DesiredState | undefined): BaseUrlFallba
   };
 }
 
-/**
- * The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url)
- * for the commands that have one. Never a saved plan's server: the key goes only where the user said.
- * With where it came from, for messages about it.
- */
-/** Whether --base-url or PCSYNC_BASE_URL names the server; else the manifest's server.base_url would. */
 export function baseUrlGiven(settings: Pick<ConnectSettings, "baseUrl">, io: RunIo): boolean {
   return settings.baseUrl !== undefined || envBaseUrl(io) !== undefined;
 }
 
-/** PCSYNC_BASE_URL; an empty variable is an unset one (CI systems often define variables as empty strings). */
+/** An empty variable is an unset one: CI systems often define variables as empty strings. */
 function envBaseUrl(io: RunIo): string | undefined {
   return io.env.PCSYNC_BASE_URL === "" ? undefined : io.env.PCSYNC_BASE_URL;
 }
 
+/** Never a saved plan's server: the key goes only where the user said. */
 export function resolveBaseUrl(
   settings: Pick<ConnectSettings, "baseUrl">,
   io: RunIo,
@@ -90,7 +82,6 @@ export function resolveBaseUrl(
   return { baseUrl, source };
 }
 
-/** The API client of a run; a base URL the client corrected is worth a warning. */
 export async function connect(
   settings: ConnectSettings,
   io: RunIo,
@@ -106,7 +97,6 @@ export async function connect(
     secrets: io.secrets,
     signal: options.signal,
     onAttempt: options.onAttempt,
-    // HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment the command was given.
     proxyEnvironment: io.env,
   });
   if (client.base.correction !== undefined) io.stderr.write(`warning: ${client.base.correction}\n`);

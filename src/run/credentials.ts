@@ -1,6 +1,5 @@
-// Where the API key comes from: the PCSYNC_API_KEY environment variable or a key file, never a
-// command-line value. Errors name the source but never show what it holds, and a key once read is
-// registered as a secret of the run, so that no output shows it.
+// The API key, from PCSYNC_API_KEY or a key file (never a command-line value): errors name the source,
+// never its content, and a key once read is a secret of the run, which no output shows.
 
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -12,13 +11,12 @@ export const API_KEY_ENV = "PCSYNC_API_KEY";
 
 export interface ApiKeySources {
   env: Readonly<Record<string, string | undefined>>;
-  /** A file holding the key (surrounding whitespace ignored). Wins over the environment: it was asked for explicitly. */
+  /** Wins over the environment: it was asked for explicitly. */
   keyFile?: string | undefined;
-  /** What a relative `keyFile` is relative to (the command's working directory); messages name it as given. */
+  /** Of a relative `keyFile`; messages name it as given. */
   cwd?: string | undefined;
 }
 
-/** The key, registered in `secrets` (the run's) once read. */
 export async function resolveApiKey(sources: ApiKeySources, secrets: SecretRegistry): Promise<string> {
   const fromEnv = sources.env[API_KEY_ENV]?.trim();
   let key: string;
@@ -35,11 +33,7 @@ export async function resolveApiKey(sources: ApiKeySources, secrets: SecretRegis
   return key;
 }
 
-/**
- * Reads `file` (relative to `cwd` when given), naming it as given in errors. The manifest loader
- * reads it too, to refuse values holding the key before any connection is made; a key file that
- * cannot be read is then left for the connection to report.
- */
+/** The manifest loader reads it too, to refuse values holding the key before any connection is made. */
 export async function readKeyFile(file: string, cwd: string | undefined): Promise<string> {
   let content: string;
   try {
@@ -54,11 +48,9 @@ export async function readKeyFile(file: string, cwd: string | undefined): Promis
 }
 
 /**
- * Registers `text` as a secret if it is a valid key, else each of its long enough words (of
- * MIN_SECRET_LENGTH, 8, or more characters: `Bearer <key>`, two keys), and the whole text when it
- * is long enough (a webhook secret may hold white space). The key in the environment is registered
- * so before any command runs, whether or not the command uses it: a manifest may interpolate it
- * (`${PCSYNC_API_KEY}`) into a value that an error quotes before the key is ever read.
+ * A valid key whole, else each word of MIN_SECRET_LENGTH or more (`Bearer <key>`, two keys) and the
+ * whole text (a webhook secret may hold white space). The environment's key is registered before any
+ * command runs: a manifest may interpolate it into a value an error quotes before the key is read.
  */
 export function registerSecretWords(text: string, secrets: SecretRegistry): void {
   const key = text.trim();

@@ -30,23 +30,18 @@ import { readCurrentState } from "../read/read-current-state.js";
 import type { SecretRegistry } from "../redact.js";
 
 export interface ExportRequest {
-  /** The projects to export, or every project the API key can see. */
   projects: readonly string[] | "all";
   families: readonly FamilyName[];
-  /** Configs that projects share written once, as templates. */
+  /** Configs that projects share written once. */
   templates: boolean;
-  /** Lists in flight at most. */
   concurrency: number;
 }
 
-/** What an export read and made of it, for the text and for the command's report. */
 export interface ExportRead {
   /** Numerically sorted and each once: the output does not depend on flag order. */
   projects: string[];
   results: ExportResult[];
-  /** Each project's lists as read. */
   listsOf: Map<string, CurrentFamily[]>;
-  /** The owner whose mark every record carries, or the warning of mixed marks. */
   owned: ExportOwner;
   factored: FactoredExport | undefined;
 }
@@ -57,15 +52,12 @@ export async function readExport(client: ApiClient, request: ExportRequest): Pro
   if (all && listed.length === 0) throw new InputError("export_no_projects", {});
   const projects = [...new Set(listed)].sort(compareProjectIds);
   const { families } = request;
-  // An export holds every record a family owns: the lists that also show other families'
-  // records are read with theirs, to leave those out (see family-lists.ts).
-  // Every listed plugin's info is read where lists leave it out (posthog-2024): buildManifest
-  // leaves out a description that is the plugin's own (see read/read-family.ts).
+  // Lists that also show other families' records are read with theirs, to leave those out. Plugin
+  // info is read where lists leave it out (posthog-2024): a description that is the plugin's own is left out.
   const toRead = listsToRead(
     projects.flatMap((project) => families.map((family) => ({ project, family, wholeFamily: true }))),
   );
   const withPluginInfo = toRead.map((ref) => ({ ...ref, pluginInfoFor: "all" as const }));
-  // As many lists in flight as plan reads: an export of every project reads hundreds.
   const read = (await readCurrentState(client, withPluginInfo, { concurrency: request.concurrency }))
     .families;
   // Grouped once: an export of every project reads hundreds of lists.
@@ -93,7 +85,6 @@ function compareProjectIds(a: string, b: string): number {
   return compareText(a, b);
 }
 
-/** A new manifest's text, or templates' (--templates), escaped where it is printed (`display`). */
 export function exportManifestText(exported: ExportRead, destination: ExportDestination): string {
   const { results, factored } = exported;
   return factored
@@ -101,7 +92,7 @@ export function exportManifestText(exported: ExportRead, destination: ExportDest
     : renderNewManifest(results, destination);
 }
 
-/** `text`, the manifest in `file`, updated in place: its comments, layout and other projects kept. */
+/** Its comments, layout and other projects kept. */
 export function updateExportedManifest(
   exported: ExportRead,
   text: string,
@@ -121,9 +112,8 @@ export function updateExportedManifest(
 }
 
 /**
- * The warning about `owner:` for this export, if any: into `existing` (a file -o updates) that
- * names its owner, what a plan does with records that do not all carry its mark; else why the
- * manifest is written without `owner:`.
+ * Into an `existing` file naming its owner: what a plan does with records not all carrying its mark;
+ * else why the manifest is written without `owner:`.
  */
 export function ownerWarning(
   exported: ExportRead,
@@ -136,7 +126,7 @@ export function ownerWarning(
   return fileOwner === undefined ? exported.owned.warning : ownerWarningIn(exported.results, fileOwner);
 }
 
-/** Where the exported records hold the API key (the text is refused, never redacted). */
+/** The text is refused, never redacted. */
 export function locateSecretsInRead(exported: ExportRead, secrets: SecretRegistry): string[] {
   return exported.results.flatMap((result) =>
     locateSecretsInExport(result, exported.listsOf.get(result.project) ?? [], secrets),

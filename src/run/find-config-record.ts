@@ -13,15 +13,13 @@ import { familiesShownBy, idsOfOtherFamilies } from "../family-lists.js";
 import { InputError } from "../input-error.js";
 import { mapConcurrent } from "../map-concurrent.js";
 
-/** The record a command acts on, as named on the command line. */
 export interface Target {
   project: string;
-  /** The family given with --family; undefined: the command looks in its families. */
+  /** Undefined: the command looks in its families. */
   family: FamilyName | undefined;
   config: string;
 }
 
-/** The record found, and the family it was found in. */
 export interface FoundConfigRecord {
   record: PluginConfigRecord;
   family: FamilyName;
@@ -32,10 +30,8 @@ const CONFIG_ID = /^\d{1,15}$/;
 const NAMES_SHOWN = 20;
 
 /**
- * Finds the record: a numeric `--config` is an id (checked to exist), anything else a name that
- * must match exactly one record. Without --family, every family in `searched` is looked in; where
- * one record is listed in several (posthog-2024 servers list frontend apps in plugin_configs too;
- * ids are the service's, unique across families), the first of `searched` is its family.
+ * A numeric `--config` is an id, anything else a name matching exactly one record. A record listed in
+ * several of `searched` (posthog-2024 lists frontend apps in plugin_configs too) is of the first.
  */
 export async function findConfigRecord(
   client: ApiClient,
@@ -60,7 +56,6 @@ export async function findConfigRecord(
         : { what: `named "${target.config}"`, where, next: describeNames(found.lists) },
     );
   }
-  // Several records of the name: in one family, or (`each`) said family by family.
   const inFamilies = [...new Set(found.matches.map((match) => match.family))];
   const family = inFamilies.length === 1 ? inFamilies[0] : undefined;
   const each = ids
@@ -80,7 +75,7 @@ export async function findConfigRecord(
 
 interface Found {
   matches: FoundConfigRecord[];
-  /** The families' records, when they were listed (for the names a failed lookup shows). */
+  /** When listed: for the names a failed lookup shows. */
   lists: { family: FamilyName; records: PluginConfigRecord[] }[];
 }
 
@@ -111,12 +106,9 @@ async function findByName(
   const lists = await mapConcurrent(families, 2, async (family) => ({ family, records: await read(family) }));
   const named = (family: FamilyName) =>
     lists.find((list) => list.family === family)?.records.filter((record) => record.name === name) ?? [];
-  // A list that also shows another family's records (posthog-2024's plugin_configs shows the
-  // frontend apps, which are plugin configs there too) may hold the name twice: the family's own
-  // record and the other family's. The family's own is the one meant, as `--family` is how the
-  // refusal of such a name says to choose; the other family's lists are read to tell them apart,
-  // only then. A name that only the other family's record holds stays found: on that server it is
-  // a record of this family as well.
+  // A list that also shows another family's records (posthog-2024's plugin_configs) may hold the
+  // name twice: the family's own is meant (the refusal says to choose with `--family`), so only then
+  // the other lists are read to tell them apart. One only the other family's record holds stays found.
   const shown = new Map<FamilyName, Set<number>>();
   for (const family of families) {
     if (new Set(named(family).map((record) => record.id)).size < 2) continue;
@@ -156,7 +148,7 @@ function describeNames(lists: Found["lists"]): string {
 
 const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
 
-/** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
+/** A refusal the bare status does not explain becomes one that says what to do. */
 export function explainRefusal(error: unknown, action: string): unknown {
   if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) {
     return new InputError("scoped_key_refused", { refusal: error, action: action }, { cause: error });

@@ -1,9 +1,6 @@
-// Until when the service may still apply a write of the run a journal records, in one place: an
-// update or delete the run sent again after no answer (its end line's time), and the writes of a
-// run killed while they were in flight (announced, never answered). A rollback reads what to undo
-// only once that time has passed, so that such a write cannot undo it afterwards; a resume reads
-// what is left only once the killed run's creates can no longer land, so that it does not create
-// them a second time.
+// Until when a journaled run's write may still land: an update or delete resent after no answer (its
+// end line), or a write in flight when the run was killed. A rollback reads what to undo only after
+// then (lest such a write undo it); a resume reads what is left only then (lest it create twice).
 
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -32,9 +29,8 @@ export interface LateWrites {
 }
 
 /**
- * The longest a run goes on sending one write after announcing it: every attempt of the retry
- * policy with its longest backoff, and for a create the settle time of its resends. A run killed
- * longer ago than this after its journal's last line sent nothing after then.
+ * The longest a run goes on sending one write after announcing it: every retry with its longest
+ * backoff, plus a create's settle time. A killed run sent nothing longer than this after its last line.
  */
 function longestSendMs(client: ApiClient): number {
   const { retries, maxDelayMs } = client.retryOptions;
@@ -45,16 +41,15 @@ function longestSendMs(client: ApiClient): number {
   );
 }
 
-/** A create (or a copy, which creates): the one kind of write whose landing the state can show for good. */
+/** The one kind of write whose landing the state can show for good. */
 export function isCreate(intent: IntentEntry): boolean {
   return intent.op === "create" || intent.op === "copy";
 }
 
 /**
- * Whether `state` shows the record a create of the journal makes: one of its name and plugin in its
- * family's list, as a lost create is found (isRecordOfCreate). Once shown, no POST of it is left in flight, since the create rule sends another only once
- * the first is shown not to have made it. An update or delete shown done proves nothing of the
- * kind: an earlier attempt of it, unanswered and sent again, may still land after the one shown.
+ * Whether `state` shows the record the create makes (isRecordOfCreate). Then no POST of it is left in
+ * flight: the create rule resends only once a POST is shown not to have made it. An update or delete
+ * shown done proves nothing: an earlier, unanswered attempt may still land after the one shown.
  */
 export function createShown(intent: IntentEntry, state: CurrentState): boolean {
   return (
@@ -82,18 +77,13 @@ function describeWrite(intent: IntentEntry): string {
   return `${what} in project ${intent.project} ${intent.family}`;
 }
 
-/**
- * Until when a write of `journal`'s run may still land, by the rule of the client's timeouts (a
- * write may commit up to the proof window after the client would have given up on it); undefined
- * when that time has passed.
- */
+/** A write may commit up to a proof window after the client would give up on it; undefined when past. */
 export function lateWritesOf(
   journal: Journal,
   client: ApiClient,
   options: {
-    /** The killed run's writes that count; default all. */
     which?: (intent: IntentEntry) => boolean;
-    /** Whether the end line's time (updates and deletes sent again) counts; default yes. */
+    /** Whether the end line's time (updates and deletes sent again) counts. */
     endLine?: boolean;
     now?: number;
   } = {},
@@ -142,15 +132,14 @@ export function lateWritesOf(
 }
 
 /**
- * Waits until `late.until` before the caller reads the state (what to roll back, what is left to
- * resume), saying so; a dry run only says so. Ended by the signal (Ctrl-C): nothing was changed.
- * Whether the caller is to read the state again: there were late writes, and this is no dry run.
+ * Waits until `late.until` before the caller reads the state, saying so (a dry run only says so);
+ * Ctrl-C cancels with nothing changed. Returns whether the caller is to read the state again.
  */
 export async function waitForLateWrites(
   late: LateWrites | undefined,
   options: {
     what: "Apply" | "Rollback";
-    /** "what to roll back", "what is left of the plan". */
+    /** E.g. "what to roll back". */
     reading: string;
     dryRun: boolean;
     onNote: (line: string) => void;
@@ -174,18 +163,13 @@ export async function waitForLateWrites(
   return true;
 }
 
-/**
- * The creates of `plan` that a run killed in this directory sent and never had answered, and that
- * may still land (the journals under the default directory and `directories`, of this server,
- * written lately and held by no live run): an apply that sent them again before then would make
- * them twice.
- */
+/** The plan's creates a run killed here sent unanswered that may still land: resent, they'd be made twice. */
 export async function killedRunsCreates(
   client: ApiClient,
   cwd: string,
   plan: Pick<Plan, "changes">,
   options: {
-    /** Directories (from `cwd`) to look in besides the default one: `--journal PATH`'s. */
+    /** Besides the default one: `--journal PATH`'s. */
     directories?: readonly string[];
     now?: number;
   } = {},
@@ -199,8 +183,8 @@ export async function killedRunsCreates(
   if (creates.size === 0) return undefined;
   let found: LateWrites | undefined;
   for (const journal of await recentKilledRuns(client, cwd, options.directories ?? [], now)) {
-    // Only its creates this plan makes again: a late update of an ended run is the rollback's
-    // concern, and an apply of the same manifest writes what it would.
+    // Only creates this plan makes again: a late update is the rollback's concern, and an apply of the
+    // same manifest writes what it would.
     const late = lateWritesOf(journal, client, {
       which: (intent) =>
         isCreate(intent) && creates.has(createKey(intent.project, intent.family, intent.name)),
@@ -214,10 +198,9 @@ export async function killedRunsCreates(
 }
 
 /**
- * The journals of runs of this server, under the default directory and `directories`, written
- * within the longest time a write of theirs may still land, and held by no other live run (a live
- * run's writes are its own to settle; a second apply beside it is the dedupe's case). Those this
- * run holds are of its earlier part: a rollout's journals of its earlier waves, stopped or not.
+ * Journals of this server written recently enough that a write may still land, held by no other live
+ * run (a live run settles its own; beside it, the dedupe decides). Those this process holds are a
+ * rollout's earlier waves.
  */
 async function recentKilledRuns(
   client: ApiClient,
@@ -245,11 +228,7 @@ async function recentKilledRuns(
   return journals;
 }
 
-/**
- * The creates that runs killed in this directory lately sent (recentKilledRuns): apply takes back
- * a record of theirs that the service keeps in another family's list than asked, with its own
- * (ApplyOptions.earlierCreates).
- */
+/** For ApplyOptions.earlierCreates. */
 export async function createsOfKilledRuns(
   client: ApiClient,
   cwd: string,
@@ -258,11 +237,7 @@ export async function createsOfKilledRuns(
   return (await recentKilledRuns(client, cwd, directories, Date.now())).flatMap(createsSentBy);
 }
 
-/**
- * Waits, as `waitForLateWrites` does, for the creates of `plan` that a run killed in this directory
- * may still land (killedRunsCreates): whether it waited, so that the caller plans again from what
- * it reads then (a dry run only says so, and does not wait).
- */
+/** waitForLateWrites for killedRunsCreates: whether it waited, so that the caller plans again. */
 export async function waitForKilledRunsCreates(
   client: ApiClient,
   cwd: string,

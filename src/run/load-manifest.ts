@@ -1,5 +1,5 @@
-// Loading the manifest a run names (its files, --var and --var-file values, PCSYNC_VAR_*), with its
-// warnings and errors printed (and annotated on GitHub Actions); and the files a run reads.
+// Loading a run's manifest (files, --var, --var-file, PCSYNC_VAR_*), its problems printed (annotated on
+// GitHub Actions); and the files a run reads.
 
 import type { RunInput } from "../files/output-target.js";
 import { InputError } from "../input-error.js";
@@ -19,7 +19,6 @@ import {
 import { readKeyFile } from "./credentials.js";
 import type { RunIo } from "./run-io.js";
 
-/** The manifest files, `--var` assignments and var files of a run, and its API key file. */
 export interface ManifestInput {
   file: string[];
   var?: string[];
@@ -27,11 +26,7 @@ export interface ManifestInput {
   apiKeyFile?: string;
 }
 
-/**
- * The files a run reads, which its outputs may not replace: the manifests (unless `manifests`
- * is false: export updates its own target, and `apply --plan` reads none), the saved plan, the var
- * files and the API key file.
- */
+/** Its outputs may not replace them; `manifests` false: export updates its own, `apply --plan` reads none. */
 export function runInputs(
   flags: Partial<ManifestInput>,
   options: { manifests: boolean; savedPlan?: string | undefined },
@@ -48,7 +43,7 @@ export function runInputs(
   ];
 }
 
-/** The `--var` arguments as assignments; a malformed one is a usage error that never quotes it. */
+/** A malformed `--var` is a usage error that never quotes it. */
 export function parseVariableFlags(values: readonly string[] | undefined): VariableAssignment[] {
   return (values ?? []).map((argument, index) => {
     const parsed = parseVariableAssignment(argument);
@@ -65,11 +60,7 @@ function ordinal(n: number): string {
   return `${n}${suffix}`;
 }
 
-/**
- * Loads the manifests with the variables the flags and PCSYNC_VAR_* give. The API key, from the
- * environment or the key file, is handed over so that no value may contain it; a key file that
- * cannot be read is left for the connection to report.
- */
+/** The key file's key is handed over so that no value may hold it; unreadable, the connection reports it. */
 export async function loadManifest(flags: ManifestInput, io: RunIo): Promise<LoadResult> {
   return loadManifests(flags.file, await variableOptions(flags, io));
 }
@@ -80,10 +71,7 @@ async function variableOptions(flags: Omit<ManifestInput, "file">, io: RunIo): P
   return { env: io.env, cwd: io.cwd, varFiles: flags.varFile ?? [], assignments, secrets: key ? [key] : [] };
 }
 
-/**
- * The variables alone (export -o matches an existing manifest's `${NAME}` with them); var-file
- * problems are printed like manifest ones and end the command.
- */
+/** For export -o, which matches a manifest's `${NAME}` with them; var-file problems end the command. */
 export async function loadVariablesOrThrow(
   flags: Omit<ManifestInput, "file">,
   io: RunIo,
@@ -94,11 +82,7 @@ export async function loadVariablesOrThrow(
   return result.variables;
 }
 
-/**
- * Loads the manifests and prints their warnings and errors (file:line:col on stderr, plus
- * `::error` annotations when GITHUB_ACTIONS=true). Throws InputError after printing, so the
- * top-level handler only adds a one-line summary.
- */
+/** Throws after printing the problems, so the top-level handler only adds a one-line summary. */
 export async function loadManifestOrThrow(flags: ManifestInput, io: RunIo): Promise<LoadedManifest> {
   const result = await loadManifest(flags, io);
   printDiagnostics(result, io);
@@ -107,10 +91,7 @@ export async function loadManifestOrThrow(flags: ManifestInput, io: RunIo): Prom
   return result.value;
 }
 
-/**
- * Prints the warnings and errors as file:line:col on stderr (`text: false`: only the GitHub
- * annotations, for `validate --format json`, whose document holds them).
- */
+/** `text: false`: only the GitHub annotations (`validate --format json`'s document holds the rest). */
 export function printDiagnostics(
   result: LoadResult,
   io: RunIo,

@@ -1,5 +1,5 @@
 // The memory of `pcsync logs --follow`: which entries were printed, and from when to ask for more, so
-// that polling never prints an entry twice and tolerates entries that arrive a little late.
+// that polling never prints one twice and tolerates entries that arrive a little late.
 
 import type { LogEntry } from "../api/index.js";
 
@@ -7,29 +7,24 @@ import type { LogEntry } from "../api/index.js";
 export const FOLLOW_OVERLAP_MS = 10_000;
 
 /**
- * How far past this machine's clock an entry's time still moves the cursor. An entry stamped later
- * (a plugin whose clock is ahead, a bad timestamp) is printed, but the next poll asks from no later
- * than now plus this, less the overlap: later entries, stamped now, are never skipped for it.
+ * How far past this machine's clock an entry's time still moves the cursor. One stamped later (a clock
+ * ahead) is printed, but never makes the next poll skip later entries stamped now.
  */
 export const FOLLOW_CLOCK_SKEW_MS = 5_000;
 
 export class LogFollowCursor {
-  /** Entries older than this (inclusive bound) are never printed: they precede what was shown. */
+  /** Older entries (inclusive bound) precede what was shown: never printed. */
   readonly #floorMs: number | undefined;
   #newestMs: number | undefined;
-  /** Printed entries that a later poll may return again: id -> timestamp. */
+  /** Printed entries a later poll may return again: id -> timestamp. */
   readonly #seen = new Map<string, number>();
   readonly #overlapMs: number;
   readonly #now: () => number;
-  /** The first entry seen stamped past the skew, until the caller has warned of it. */
+  /** The first entry stamped past the skew, until the caller has warned of it. */
   #ahead: { entry: LogEntry; aheadMs: number } | undefined;
   #warned = false;
 
-  /**
-   * @param backlog the entries already printed (any order)
-   * @param complete whether the backlog holds every matching entry (not cut by `--limit`)
-   * @param since the `--since` bound of the backlog, if any
-   */
+  /** `backlog`: printed already, any order; `complete`: not cut by `--limit`; `since`: its `--since`. */
   constructor(
     backlog: readonly LogEntry[],
     options: { complete: boolean; since?: Date | undefined; overlapMs?: number; now?: () => number },
@@ -53,7 +48,7 @@ export class LogFollowCursor {
     }
   }
 
-  /** The `after` filter of the next poll (exclusive, as the service reads it). */
+  /** Exclusive, as the service reads it. */
   nextAfter(): Date | undefined {
     // Never past now plus the skew, whatever an entry's time says.
     const newest =
@@ -65,7 +60,7 @@ export class LogFollowCursor {
     return new Date(Math.max(...bounds) - 1);
   }
 
-  /** The entries of a poll (newest first, as listed) not printed yet, oldest first; remembers them. */
+  /** The poll's entries (newest first) not printed yet, oldest first; remembers them. */
   accept(polled: readonly LogEntry[]): LogEntry[] {
     const fresh: { entry: LogEntry; ms: number }[] = [];
     // Reversing first keeps the service's order among entries of the same millisecond.
@@ -81,10 +76,7 @@ export class LogFollowCursor {
     return fresh.map(({ entry }) => entry);
   }
 
-  /**
-   * The warning to print, once per run, when an entry was stamped past this machine's clock and
-   * the skew; undefined otherwise.
-   */
+  /** Once per run, for an entry stamped past this machine's clock and the skew. */
   takeWarning(): string | undefined {
     if (this.#ahead === undefined || this.#warned) return undefined;
     this.#warned = true;
@@ -104,7 +96,7 @@ export class LogFollowCursor {
     this.#seen.set(entry.id, ms);
   }
 
-  /** Forgets entries older than the next poll asks for, so memory stays bounded however long it runs. */
+  /** Memory stays bounded however long it runs. */
   #forgetUnreachable(): void {
     const after = this.nextAfter();
     if (after === undefined) return;

@@ -15,7 +15,6 @@ import { matchesAnyGlob } from "../record-name.js";
 import { loadManifestOrThrow, type ManifestInput, printDiagnostics } from "./load-manifest.js";
 import type { RunIo } from "./run-io.js";
 
-/** The projects and families a run is narrowed to (--project, --family, --shard). */
 export interface PlanScope {
   project?: string[] | undefined;
   family?: FamilyName[] | undefined;
@@ -23,17 +22,14 @@ export interface PlanScope {
   shard?: string | undefined;
 }
 
-/** How the manifest is read and planned: the planner's rules, and what to tell on the way. */
 export interface PlanSettings {
   concurrency: number;
-  /** The guards' limits, --allow-destroy, --target/--exclude and --takeover. */
   plan: Pick<PlanOptions, "maxDeletePercent" | "maxUpdatePercent" | "allowDestroy" | "targets" | "takeover">;
   /** A config that matches another owner's record refuses its family only (watch). */
   refuseFamilyOnly?: boolean | undefined;
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
-  /** How far the read has come (the CLI's progress line). */
   onProgress?: ((counts: ReadProgressCounts) => void) | undefined;
-  /** Lists this run read earlier, not read again (see ReadAndPlanOptions.known). */
+  /** ReadAndPlanOptions.known. */
   known?: CurrentState | undefined;
   /**
    * A part of a plan made earlier, planned again (a rollout's wave after its writes): its names were
@@ -45,16 +41,13 @@ export interface PlanSettings {
 export interface PlannedManifest {
   plan: Plan;
   current: CurrentState;
-  /** The desired state planned: `projects: all` resolved from the listing. */
+  /** `projects: all` resolved from the listing. */
   desired: DesiredState;
   /** With `refuseFamilyOnly`: the owner conflicts, each refusing its family. */
   refused: PlanDiagnostic[];
 }
 
-/**
- * The manifest narrowed to the scope, and, where --project, --family or --shard narrowed it, the
- * whole manifest with those flags in words (a halt of its rollout holds for the narrowed run too).
- */
+/** Narrowed, also the whole manifest with the flags in words: a halt of its rollout holds for both. */
 export async function loadManifestAndScope(
   input: ManifestInput,
   scope: PlanScope,
@@ -66,7 +59,7 @@ export async function loadManifestAndScope(
   return narrowedBy === undefined ? { desired } : { desired, whole: { desired: loaded, narrowedBy } };
 }
 
-/** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
+/** Unknown names are usage errors. */
 export function narrowDesiredState<T extends LoadedManifest>(desired: T, scope: PlanScope): T {
   const { project: projects, family: families } = scope;
   // With `projects: all` unresolved, a project may come from the listing: checked once it is read.
@@ -104,10 +97,7 @@ export function narrowDesiredState<T extends LoadedManifest>(desired: T, scope: 
   };
 }
 
-/**
- * The manifest with `projects: all` resolved from the listing, printing nothing (the run's own plan
- * prints its problems); undefined where it cannot be resolved.
- */
+/** Prints nothing (the run's own plan prints its problems); undefined where it cannot be resolved. */
 export async function resolveSilently(
   client: ApiClient,
   desired: LoadedManifest,
@@ -116,7 +106,6 @@ export async function resolveSilently(
   return (await resolveFromListing(client, desired)).value;
 }
 
-/** `projects: all` resolved from the API key's project listing (paged). */
 async function resolveFromListing(client: ApiClient, desired: LoadedManifest) {
   const listed = await listProjects(client);
   return resolveProjectSets(
@@ -125,10 +114,7 @@ async function resolveFromListing(client: ApiClient, desired: LoadedManifest) {
   );
 }
 
-/**
- * Resolves `projects: all` from the listing, only when a set says it; problems that arise for a
- * listed project are printed like manifest ones.
- */
+/** Problems of a listed project are printed like manifest ones. */
 async function resolveAllProjects(
   client: ApiClient,
   desired: LoadedManifest,
@@ -140,10 +126,6 @@ async function resolveAllProjects(
   return result.value;
 }
 
-/**
- * Reads and plans the narrowed manifest; also gives the desired state planned (with `projects:
- * all` resolved from the listing, and narrowed to `scope` again).
- */
 export async function planManifest(
   client: ApiClient,
   desired: LoadedManifest,
@@ -170,7 +152,7 @@ export async function planManifest(
   return { ...planned, desired: resolved };
 }
 
-/** The flags that leave part of the manifest out of the run, in words (`--project, --shard 1/4`). */
+/** In words: `--project, --shard 1/4`. */
 export function narrowingFlags(scope: PlanScope): string | undefined {
   const flags = [
     ...(scope.project === undefined ? [] : ["--project"]),

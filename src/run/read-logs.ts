@@ -13,7 +13,6 @@ import {
 import type { FamilyName } from "../families.js";
 import { LogFollowCursor } from "./log-follow.js";
 
-/** The config whose entries are read. */
 export interface LogSource {
   client: ApiClient;
   project: string;
@@ -21,7 +20,7 @@ export interface LogSource {
   configId: number;
 }
 
-/** The entries matching `query`, newest first; at most `max`. */
+/** Newest first. */
 async function readLogs(source: LogSource, query: LogQuery, max?: number): Promise<LogEntry[]> {
   const { client } = source;
   const entries: LogEntry[] = [];
@@ -31,7 +30,7 @@ async function readLogs(source: LogSource, query: LogQuery, max?: number): Promi
   return entries;
 }
 
-/** The newest `limit` entries, newest first, and whether they are all that match. */
+/** `complete`: they are all that match. */
 export async function readLogTail(
   source: LogSource,
   query: LogQuery,
@@ -42,10 +41,7 @@ export async function readLogTail(
   return { entries: backlog.slice(0, limit), complete: backlog.length <= limit };
 }
 
-/**
- * Polls every `intervalMs` until `stop` aborts, and shows each new entry, oldest first. A poll in
- * flight finishes first, so nothing is half shown. `warn` gets a line without its `warning: `.
- */
+/** A poll in flight finishes first, so nothing is half shown. `warn` gets a line without `warning: `. */
 export async function followLogs(
   source: LogSource,
   query: LogQuery,

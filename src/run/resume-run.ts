@@ -1,6 +1,5 @@
-// `apply --plan FILE --resume`: which journal the interrupted apply left, held before it is read
-// (the one given with --journal, else the newest of an apply of this plan under the default
-// directory), and what is left of the plan; and the end of a resume that finds nothing left.
+// `apply --plan FILE --resume`: the interrupted apply's journal (--journal, else the newest of this
+// plan), held before it is read, and what is left of the plan.
 
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -38,25 +37,20 @@ export interface ResumeInput {
 }
 
 export interface ResumeStart {
-  /** Held on the resumed journal to the end of the run (the caller releases it). */
+  /** Held to the end of the run (the caller releases it). */
   lock: JournalLock | undefined;
   /** What is left of the plan; undefined when it is applied as saved (nothing of it was done). */
   resumed: ResumedPlan | undefined;
 }
 
-/** What is left of a saved plan after an interrupted apply, and the journal that apply left. */
 export interface ResumedPlan {
   journal: Journal;
   plan: Plan;
   current: CurrentState;
-  /** The plan's changes and moves the interrupted run had done. */
+  /** Changes and moves the interrupted run had done. */
   done: number;
 }
 
-/**
- * Holds the interrupted apply's journal from before it is read, and works out what is left of the
- * plan. `onNote` is told each line worth saying (a torn line, where the resume starts).
- */
 export async function startResume(
   client: ApiClient,
   input: ResumeInput,
@@ -70,8 +64,8 @@ export async function startResume(
     path === undefined ? undefined : await JournalLock.acquire(path, { cwd, command: "apply --resume" });
   if (lock?.takeOverNote !== undefined) onNote(lock.takeOverNote);
   try {
-    // A journal without a run (absent, or cut off in its header): the interrupted apply was killed
-    // before its first write, as the header is on disk before that. The plan is applied as saved.
+    // No run (absent, or cut off in its header, which is on disk before the first write): the plan
+    // is applied as saved.
     if (input.journal !== undefined && (await holdsNoRun(input.journal, cwd))) {
       await rm(resolve(cwd, input.journal), { force: true });
       onNote(
@@ -96,11 +90,6 @@ export async function startResume(
   }
 }
 
-/**
- * Reads the journal at `path` (held), checks that it is of this plan and server, and works out
- * from it and the state read again what the run already did (planResume). The state with the
- * run's own writes taken out must still be the one the plan was made from.
- */
 async function resumeSavedPlan(
   client: ApiClient,
   input: ResumeInput,
@@ -122,9 +111,8 @@ async function resumeSavedPlan(
     });
   }
   let current = await readStateForPlan(saved, client, input.reread);
-  // A create the killed run sent and had no answer to may still land: the resume would make it
-  // again. It reads what is left once the creates the state does not show can no longer land (the
-  // killed run's updates and deletes write what the resume would: they may land).
+  // An unanswered create of the killed run may still land, and the resume would make it again: read
+  // once those the state does not show cannot land (its updates and deletes write what the resume would).
   const late = lateWritesOf(journal, client, {
     which: (intent) => isCreate(intent) && !createShown(intent, current),
     endLine: false,
@@ -138,19 +126,15 @@ async function resumeSavedPlan(
   });
   if (readAgain) current = await readStateForPlan(saved, client, input.reread);
   const replay = replayJournal(journal);
-  // A write of an empty name or description shows as the plugin's own text on some servers: what
-  // the run left is recognised only with those texts (a write whose answer was lost has none).
+  // Some servers show an empty name or description as the plugin's own text: what the run left is
+  // recognised only with those texts (a lost answer has none).
   await learnPluginTexts(client, replay, { lists: current, alone: { families: [] } }, input.reread);
   const { reasons, remaining, done } = planResume(saved, replay, current);
   if (reasons.length > 0) throw new RefusedError("stale_plan", { file: planFile, reasons: reasons });
   return { journal, plan: remaining, current, done };
 }
 
-/**
- * A resumed apply that finds nothing left to do still ends its journal: the resume and an end line
- * (nothing done) say that the plan was finished, so the journal no longer reads as cut short.
- * Gives the journal's path.
- */
+/** A resume with nothing left still ends the journal, which no longer reads as cut short; gives its path. */
 export async function endResumedJournal(
   resumed: Journal,
   state: CurrentState,

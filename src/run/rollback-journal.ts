@@ -1,6 +1,5 @@
-// The rollback of one journal, which `pcsync rollback` and a rollout's halted waves share: the
-// journal held (one writer per journal), read, checked against the server, the inverse planned,
-// refused where the records changed since or a name is taken, then applied with its own journal.
+// The rollback of one journal (`pcsync rollback`, a rollout's halted waves): held, read, the inverse
+// planned, refused where records changed since or a name is taken, then applied with its own journal.
 
 import { type ApiClient, getConfig, isApiError } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
@@ -31,36 +30,27 @@ import { RefusedError } from "../refused-error.js";
 import { createShown, lateWritesOf, waitForLateWrites } from "./late-writes.js";
 
 export interface RollbackInput {
-  /** The journal of the run to undo. */
   journal: string;
   cwd: string;
-  /** Put back the journal's values also over changes made since the run. */
   force: boolean;
   concurrency: number;
   /** Plan and show only: the journal is looked at, not held, and nothing is written. */
   dryRun?: boolean | undefined;
 }
 
-/** What the rollback needs from its caller: the client, and what it shows, asks and writes with. */
 export interface RollbackSteps {
-  /** The client, made once the journal is held and read (the caller closes it). */
+  /** Called once the journal is held and read; the caller closes the client. */
   connect: () => Promise<ApiClient>;
-  /** A line worth saying on the way (a torn last line, a stale lock taken over, what the planner noticed). */
   onNote: (line: string) => void;
   /** A lock that cannot be made where the journal is: the rollback goes on without holding it. */
   onUnlockable?: ((message: string) => void) | undefined;
-  /** Shown the plan before anything is written (a dry run ends after it). */
+  /** Before anything is written (a dry run ends after it). */
   show?: ((state: RollbackState, journal: Journal) => Promise<void>) | undefined;
-  /**
-   * Asked before the writes; throws to cancel. Once it returns, the state is read and planned
-   * again, and the rollback refused if its changes are not those approved.
-   */
+  /** Throws to cancel; then the state is planned again, refused if its changes are not those approved. */
   approve?: ((state: RollbackState, client: ApiClient) => Promise<void>) | undefined;
-  /** The journaled apply of the rollback's plan (the caller's progress, interrupts and ending). */
   apply: (run: RollbackApply) => Promise<ApplyReport>;
 }
 
-/** A rollback's plan as the journaled apply takes it. */
 export interface RollbackApply {
   client: ApiClient;
   plan: Plan;
@@ -76,7 +66,6 @@ export type RollbackOutcome =
       result: "refused";
       journal: Journal;
       conflicts: readonly RollbackConflict[];
-      /** One line per clash (plan-rollback.ts). */
       clashes: readonly string[];
     }
   /** Every record the run touched is as it was before it. */
@@ -86,11 +75,10 @@ export type RollbackOutcome =
 
 export interface RollbackState extends RollbackPlan {
   current: CurrentState;
-  /** The records read one by one, as lists of their families (for the rollback's own journal). */
+  /** The records read one by one, as lists (for the rollback's own journal). */
   retrievedState: CurrentState;
 }
 
-/** Reads what the journal's run touched as it is now, and plans the run's inverse from it. */
 async function readAndPlanRollback(
   client: ApiClient,
   journal: Journal,
@@ -137,7 +125,7 @@ async function readAndPlanRollback(
   };
 }
 
-/** Undoes the run that wrote `input.journal`; how it ended is the outcome, not an error. */
+/** How it ended is the outcome, not an error. */
 export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps): Promise<RollbackOutcome> {
   await checkJournalExists(input.journal, input.cwd);
   const lock = await holdJournal(input, steps);
@@ -199,9 +187,8 @@ export async function rollBackJournal(input: RollbackInput, steps: RollbackSteps
 }
 
 /**
- * One writer per journal: a rollback holds the journal it undoes (a dry run only looks). A journal
- * in a directory this user cannot write (an artifact, a read-only mount) is written by no run of
- * this user either: the held check still stands, the lock cannot.
+ * A rollback holds the journal it undoes (a dry run only looks). One in a directory this user cannot
+ * write (an artifact) is written by no run of this user either: the held check stands, the lock cannot.
  */
 async function holdJournal(input: RollbackInput, steps: RollbackSteps): Promise<JournalLock | undefined> {
   if (input.dryRun) {

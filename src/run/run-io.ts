@@ -9,9 +9,6 @@ export interface RunIo {
   stderr: Writable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /**
-   * The secrets of this run (the API key, webhook secrets): every writer redacts them, and
-   * documents written exactly are refused if they hold one. One registry per run, passed in.
-   */
+  /** Every writer redacts them; documents written exactly are refused if they hold one. */
   secrets: SecretRegistry;
 }

@@ -14,7 +14,6 @@ export interface ServeSettings {
   quiet: boolean;
 }
 
-/** Starts the emulator, prints how to reach it, and stops it (flushing the data file) once `stop` settles. */
 export async function runServe(settings: ServeSettings, io: RunIo, stop: Promise<unknown>): Promise<void> {
   const options: EmulatorOptions = { ...settings.emulator };
   if (!settings.quiet) options.log = (line) => io.stderr.write(`${line}\n`);
@@ -38,8 +37,7 @@ function describeStartFailure(error: unknown, options: EmulatorOptions): unknown
   if (error instanceof DataFileError) {
     return new InputError("emulator_data_invalid", { problem: error.message, advice: error.advice });
   }
-  // Every system error here comes from what the flags named: the address (--host, --port) or
-  // the data file (--data); said as such, never as an internal error.
+  // A system error here comes from the address (--host, --port) or data file (--data): never internal.
   const failure = error as NodeJS.ErrnoException | undefined;
   const code = failure?.code;
   if (typeof code !== "string") return error;

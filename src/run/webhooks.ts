@@ -16,10 +16,7 @@ export interface WebhookFlags {
   webhookSecretFile?: string;
 }
 
-/**
- * The sender of --webhook's events, signed with the secret of --webhook-secret-file; undefined
- * without a URL. `withoutUrl` is the refusal of a secret file given without one.
- */
+/** Undefined without a URL; `withoutUrl` refuses a secret file given without one. */
 export async function createWebhookSender(
   flags: WebhookFlags,
   io: RunIo,
@@ -45,7 +42,7 @@ export async function createWebhookSender(
   });
 }
 
-/** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
+/** A URL may hold a credential (a Slack URL's path is one): it is never printed. */
 function parseWebhooks(values: readonly string[], io: RunIo): URL[] {
   return values.map((value) => {
     registerSecretWords(value, io.secrets);
