@@ -127,7 +127,7 @@ const RUN_CODES = {
     exit: EXIT_ERROR,
     message: ({ what }: { what: "Apply" | "Rollback" }) => cancelledMessage(what),
   },
-  /** Refused before anything is read, as Terraform does: cron or `ssh host pcsync apply` never writes unapproved. */
+  /** Refused before anything is read, as Terraform does: cron or `ssh host pcsync apply` never write unapproved. */
   approval_required: {
     exit: EXIT_ERROR,
     message: ({ command }: { command: "apply" | "rollback" }) =>

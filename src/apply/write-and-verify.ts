@@ -109,7 +109,7 @@ export async function applyUpdate(writer: RecordWriter, change: PlannedChange): 
   }
 }
 
-/** By PATCH `deleted: true`, which unlists the record on every profile; posthog-2024's DELETE only disables it. */
+/** By PATCH `deleted: true`, which unlists the record everywhere; posthog-2024's DELETE only disables it. */
 export async function applyDelete(writer: RecordWriter, change: PlannedChange): Promise<ApplyOutcome> {
   if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
   const { project, family, id, name } = change;
@@ -149,7 +149,7 @@ async function checkBeforeClaim(client: ApiClient, change: PlannedChange): Promi
   return lost(change, owner, false);
 }
 
-/** The window is at least twice as long as the write took from the check, so a rival as slow still lands. */
+/** The window is at least twice what the write took from the check, so a rival as slow still lands. */
 async function confirmClaim(client: ApiClient, change: PlannedChange, tookMs: number): Promise<ApplyOutcome> {
   if (change.id === null || change.mark === undefined) return outcomeOf(change, "done");
   await new Promise((done) => setTimeout(done, Math.max(CLAIM_WINDOW_MS, 2 * tookMs)));

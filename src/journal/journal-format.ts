@@ -23,7 +23,6 @@ export const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
 export const JOURNAL_FORMAT = "pcsync-journal";
 export const JOURNAL_VERSION = 1;
 
-/** A record's id and every writable field, as the journal keeps it. */
 export type RecordImage = { id: number } & { [F in WritableField]: PluginConfigRecord[F] | null };
 
 export interface JournalHeader {
@@ -378,8 +377,7 @@ export function checkJournalServer({ path, header }: Journal, server: string): v
 
 export function tornLineNote(journal: Journal): string | undefined {
   if (journal.tornLines.length === 0) return undefined;
-  const lines = journal.tornLines.join(", ");
-  return `note: ${journal.path}: line ${lines} was cut off (the run was killed while writing it) and is ignored; the journal reads without it`;
+  return `note: ${journal.path}: line ${journal.tornLines.join(", ")} was cut off (the run was killed while writing it) and is ignored; the journal reads without it`;
 }
 
 /** The newest apply journal of this plan in the default directory: what `--resume` finishes. */

@@ -14,7 +14,6 @@ export interface LockHolder {
   pid: number;
   host: string;
   since: string;
-  /** The command that holds it: apply, rollback, resume, heal. */
   command: string;
   /** Unique to this taking of the lock: a release removes only its own lock. */
   token: string;

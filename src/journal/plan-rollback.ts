@@ -83,7 +83,6 @@ export function describeRecordAt(item: Pick<RollbackConflict, "project" | "famil
   return `record ${item.id}${item.name === null ? "" : ` ("${item.name}")`} in project ${item.project} ${item.family}`;
 }
 
-/** The records the rollback must read one by one: those the run touched that no list may show. */
 export function recordsToRetrieve(replay: Replay, current: CurrentState): TouchedRecord[] {
   const listed = listedRecords(current);
   return [...replay.records.values()].filter(
