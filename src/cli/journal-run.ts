@@ -20,6 +20,10 @@ export interface JournalFlags {
   journal?: string | false | undefined;
 }
 
+export function journalPathOf(flags: JournalFlags): string | undefined {
+  return typeof flags.journal === "string" ? flags.journal : undefined;
+}
+
 /**
  * The lines that end a journaled run, newline included: where its journal is, the command that
  * undoes the run and, for the apply of a saved plan, the one that finishes it if it was cut short.

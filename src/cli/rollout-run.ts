@@ -28,7 +28,7 @@ import { createWebhookSender, type WebhookFlags } from "../run/webhooks.js";
 import { type CliIo, useColour } from "./cli-io.js";
 import { type ConnectionFlags, concurrencyOf } from "./connection.js";
 import type { InterruptWatch } from "./interrupt.js";
-import { applyJournaled, type JournalFlags } from "./journal-run.js";
+import { applyJournaled, type JournalFlags, journalPathOf } from "./journal-run.js";
 import { printApplyJson, writeNotices } from "./print-plan.js";
 import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
 import type { OutputFormat } from "./shared-options.js";
@@ -181,10 +181,6 @@ export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
   throwUnlessComplete(result, interrupts.received);
   onEnd?.(summary);
   return result.report;
-}
-
-function journalPathOf(flags: JournalFlags): string | undefined {
-  return typeof flags.journal === "string" ? flags.journal : undefined;
 }
 
 const ROLLOUT_TITLES: Record<RolloutOutcome["result"], string> = {

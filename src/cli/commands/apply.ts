@@ -1,5 +1,5 @@
-// `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified,
-// with a report of exactly what was done.
+// `pcsync apply`: make the remote state equal to the manifest (or to a saved plan), verified, with a
+// report of exactly what was done.
 
 import { dirname } from "node:path";
 import type { Command } from "commander";
@@ -28,7 +28,7 @@ import {
   createClientFromFlags,
 } from "../connection.js";
 import { type InterruptWatch, withInterruptWatch } from "../interrupt.js";
-import { applyJournaled, describeJournalNext, type JournalFlags } from "../journal-run.js";
+import { applyJournaled, describeJournalNext, type JournalFlags, journalPathOf } from "../journal-run.js";
 import { checkPlanPrintableAsJson, printApplyJson, printPlan, warnGuards } from "../print-plan.js";
 import { createProgress } from "../progress.js";
 import type { RolloutJson } from "../rollout-run.js";
@@ -52,7 +52,6 @@ interface ApplyFlags extends ConnectionFlags, ScopeFlags, ManifestInput, Journal
   metricsFile?: string;
 }
 
-/** How the re-reads before an apply go: the flags' concurrency, and a progress line on a terminal. */
 function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
   const progress = createProgress(io);
   return {
@@ -65,8 +64,8 @@ function rereadOptions(flags: ApplyFlags, io: CliIo): RereadOptions {
   };
 }
 
-// These shaped the saved plan when it was made; accepting them beside --plan would silently
-// ignore them, so that a user who thinks they narrowed the apply would apply everything.
+// These shaped the saved plan: accepted beside --plan, they would be silently ignored, and a user who
+// thinks they narrowed the apply would apply everything.
 const PLAN_SHAPING_OPTIONS = [
   "file",
   "var",
@@ -144,8 +143,7 @@ Examples:
       "the journal of this apply (default .pcsync/journal/<UTC time>-<random>.jsonl); with --resume, the interrupted apply's",
     )
     .option("--no-journal", "keep no journal (the run cannot be rolled back or resumed)");
-  // Both given, commander keeps the last: a run that asked for no journal would keep one, or the
-  // other way round. They are alternatives, as the help says.
+  // Both given, commander would keep the last: a run that asked for no journal could keep one.
   const journalFlags = new Set<string>();
   command.on("option:journal", () => journalFlags.add("--journal"));
   command.on("option:no-journal", () => journalFlags.add("--no-journal"));
@@ -183,8 +181,7 @@ Examples:
       { ...flags, scope, writes: flags.dryRun !== true, noJournal: flags.journal === false },
       (line) => io.stderr.write(`${line}\n`),
     );
-    // A rollout's metrics file pcsync may not write is refused before anything is written, as
-    // watch refuses its own before the first cycle; one that fails later is a warning.
+    // A metrics file pcsync may not write is refused before anything is written; a later failure warns.
     if (desired?.rollout !== undefined && flags.metricsFile !== undefined && flags.dryRun !== true)
       await checkMetricsFile(flags.metricsFile, {
         cwd: io.cwd,
@@ -203,14 +200,14 @@ Examples:
     });
     let resume: ResumeStart | undefined;
     try {
-      // `--resume` holds the interrupted apply's journal from before it is read to the end of the run.
+      // Holds the interrupted apply's journal from before it is read to the end of the run.
       if (flags.resume && saved !== undefined && flags.plan !== undefined)
         resume = await startResume(
           client,
           {
             saved,
             planFile: flags.plan,
-            journal: typeof flags.journal === "string" ? flags.journal : undefined,
+            journal: journalPathOf(flags),
             cwd: io.cwd,
             reread: rereadOptions(flags, io),
           },
@@ -238,7 +235,7 @@ Examples:
       const end: { journal?: { lines: string; path: string }; rollout?: RolloutJson } = {};
       // The rollout's parts (webhooks, the gate) load only for a plan that rolls out.
       let rolloutRun: typeof import("../rollout-run.js") | undefined;
-      // The plan shown, for the JSON document of a run refused after it (a guard, a halt that holds).
+      // For the JSON document of a run refused after the plan was shown.
       let shown: Plan | undefined;
       let outcome: Awaited<ReturnType<typeof applyPlanRun>>;
       try {
@@ -270,7 +267,6 @@ Examples:
               rolloutRun = await import("../rollout-run.js");
               await rolloutRun.noteLastRollout(client, rolledOut, plan, flags, io, loaded?.whole);
             },
-            // On a terminal, without --auto-approve: `yes` after the plan was shown.
             approve:
               asks && stdin !== undefined
                 ? ({ summary }) =>
@@ -318,8 +314,7 @@ Examples:
           io,
         );
       } catch (error) {
-        // Refused once the plan was made (a safety guard, a halt that holds): with --format json,
-        // the plan and why it was refused, as plan prints its plan where it refuses.
+        // Refused once the plan was made (a guard, a halt that holds): JSON still prints the plan and why.
         if (
           format === "json" &&
           shown !== undefined &&
@@ -362,7 +357,7 @@ Examples:
       // The journal's lines end the output: after the report, and after the error if there is one.
       if (interrupts.received !== undefined)
         throw new RunError("interrupted", { report, signal: interrupts.received, journal: journalLines });
-      // Two owners claimed one record at once and the other's mark won: refused, naming the winner.
+      // Two owners claimed one record at once and the other's mark won.
       const lostClaims = report.outcomes.filter((outcome) => outcome.ownerLost !== undefined);
       if (lostClaims.length > 0) {
         if (journalLines !== undefined) io.stderr.write(journalLines);
@@ -380,7 +375,6 @@ Examples:
       await client.close();
     }
   };
-  // Until the writes begin, a signal ends the run at once; after, it stops new writes only.
   return command.action((flags: ApplyFlags, self: Command) =>
     withInterruptWatch(io.stderr, (interrupts) => runApply(flags, self, interrupts)),
   );

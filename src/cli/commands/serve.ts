@@ -15,7 +15,6 @@ import {
   type ProfileName,
   parseLogErrorFault,
 } from "../../emulator/index.js";
-import { EXIT_OK } from "../../errors.js";
 import { InputError } from "../../input-error.js";
 import { DEFAULT_PORT, runServe, type ServeSettings } from "../../run/serve-emulator.js";
 import { type CommandRegistrar, newCommand } from "../command.js";
@@ -192,7 +191,7 @@ export function parseServeOptions(raw: RawServeOptions, cwd: string): ServeSetti
   return { emulator, quiet: raw.quiet === true };
 }
 
-export const registerServeCommand: CommandRegistrar = (io, setExit) =>
+export const registerServeCommand: CommandRegistrar = (io) =>
   newCommand(
     "serve",
     "Run the Plugin Configuration Service emulator (in memory, or persisted with --data).",
@@ -264,5 +263,4 @@ Examples:
     .action(async (raw: RawServeOptions) => {
       const settings = parseServeOptions(raw, io.cwd);
       await untilStopSignal((stop) => runServe(settings, io, once(stop, "abort")));
-      setExit(EXIT_OK);
     });
