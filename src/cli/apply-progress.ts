@@ -1,8 +1,5 @@
-// What apply says while it runs, on stderr. On a terminal: one line rewritten in place, with the
-// time left. Elsewhere (CI, a pipe, a log file): one line per finished change, and every 10 s a
-// heartbeat with done/total, the time so far and the time left, so that a long apply is never
-// silent. While the service's rate limit holds every request, both say so and for how long, and
-// the time left counts it. The clock and the timer are injected, so tests need not wait.
+// What apply says on stderr while it runs: on a terminal, one line rewritten in place; elsewhere, a
+// line per finished change and a heartbeat every 10 s, so that a long apply is never silent.
 
 import type { ApplyOutcome } from "../apply/types.js";
 import {
@@ -15,12 +12,11 @@ import type { CliIo } from "./cli-io.js";
 import { createProgress, showsProgressLine } from "./progress.js";
 
 export const HEARTBEAT_MS = 10_000;
-/** How often the terminal's line is redrawn while nothing finishes (a pause counting down). */
+/** The terminal's line is redrawn while nothing finishes: a pause counting down. */
 const REDRAW_MS = 1_000;
 
 export interface ApplyProgressClock {
   now: () => number;
-  /** Calls `tick` every `ms` until the returned function is called. */
   every: (ms: number, tick: () => void) => () => void;
 }
 
@@ -45,7 +41,7 @@ export function createApplyProgress(
   options: {
     clock?: ApplyProgressClock;
     heartbeatMs?: number;
-    /** Until when (the clock's time) the service's rate limit holds every request (the client's limiter). */
+    /** Until when the service's rate limit holds every request (the client's limiter). */
     pausedUntil?: () => number;
   } = {},
 ): ApplyProgress {
@@ -67,7 +63,6 @@ export function createApplyProgress(
     const line = createProgress(io);
     const draw = () =>
       line.update("applied", done, total, `changes, ${describeTiming(done, total, elapsed(), pause())}`);
-    // Nothing finishes while the service holds requests: the line counts the pause down itself.
     const stopRedraw = clock.every(REDRAW_MS, () => {
       if (done < total && pause() !== undefined) draw();
     });

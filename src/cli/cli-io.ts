@@ -6,22 +6,14 @@ import type { RunIo } from "../run/run-io.js";
 import { OutputEdge, type OutputLoss } from "./output-edge.js";
 
 export interface CliIo extends RunIo {
-  /**
-   * Where `apply` reads its confirmation from, when it is a terminal. Absent, or not a terminal
-   * (CI, a pipe, /dev/null): nothing is ever read and nothing is asked.
-   */
+  /** Read only for apply's confirmation, and only when it is a terminal. */
   stdin?: Readable & { isTTY?: boolean };
-  /**
-   * The redacting edge that `stdout` and `stderr` belong to. runCli puts streams behind one when
-   * it is not given one; the human-readable files and renderers count their redactions here.
-   */
+  /** The redacting edge that `stdout` and `stderr` belong to; files and renderers count redactions here. */
   edge?: OutputEdge;
 }
 
-/** What a caller gives runCli: the secrets default to a registry of the run's own. */
 export type GivenIo = Omit<CliIo, "secrets"> & { secrets?: SecretRegistry | undefined };
 
-/** `io` with its secrets, and with its streams behind a new output edge that redacts them. */
 export function withOutputEdge(
   io: GivenIo,
   onLoss?: (loss: OutputLoss) => void,
@@ -36,7 +28,6 @@ export function redactForDisplay<T>(value: T, io: CliIo): T {
   return io.edge === undefined ? redactDeep(value, io.secrets).value : io.edge.redactForDisplay(value);
 }
 
-/** Colour on a stream: NO_COLOR disables, FORCE_COLOR enables, else only on a TTY. */
 export function useColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";

@@ -1,19 +1,16 @@
-// The one way a command is declared (its name, what it does, and what its --help ends with, the
-// exit codes last, made from the one table in src/exit-codes.ts), and what program.ts hands each
-// command, so that no command imports the program.
+// How a command is declared (its --help ends with the exit codes of src/exit-codes.ts), and what
+// program.ts hands each command, so that no command imports the program.
 
 import { Command } from "commander";
 import type { ExitCode } from "../errors.js";
 import { EXIT_CODE_TABLE, exitCodesOf, isCommandName } from "../exit-codes.js";
 import type { CliIo, GivenIo } from "./cli-io.js";
 
-/** Runs pcsync with these arguments and returns the exit code; never throws (program.ts's runCli). */
 export type RunCli = (argv: readonly string[], io: GivenIo) => Promise<ExitCode>;
 
-/** Makes one command, which the program adds; `setExit` sets the exit code of a run that ends without an error. */
+/** `setExit` sets the exit code of a run that ends without an error. */
 export type CommandRegistrar = (io: CliIo, setExit: (code: ExitCode) => void, program: Command) => Command;
 
-/** A command whose --help ends with `helpAfter` (notes, examples), then the exit codes it can end with. */
 export function newCommand(name: string, description: string, helpAfter: string): Command {
   return new Command(name)
     .description(description)
@@ -21,7 +18,7 @@ export function newCommand(name: string, description: string, helpAfter: string)
     .addHelpText("after", describeExitCodes(name));
 }
 
-/** The exit codes `command` can end with; for the program (undefined), the whole table. */
+/** For the program (undefined), the whole table. */
 export function describeExitCodes(command: string | undefined): string {
   const rows = command === undefined ? EXIT_CODE_TABLE : isCommandName(command) ? exitCodesOf(command) : [];
   if (rows.length === 0) return "";

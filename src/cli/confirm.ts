@@ -1,5 +1,5 @@
-// Terraform's rhythm for `apply` on a terminal: the plan is shown, then the user types `yes` or the
-// run ends with nothing changed. Nothing is asked, and stdin never read, when it is not a terminal.
+// Terraform's rhythm on a terminal: the plan is shown, then the user types `yes` or the run ends
+// with nothing changed. Stdin is never read when it is not a terminal.
 
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -8,15 +8,11 @@ import { InputError } from "../input-error.js";
 import { plural } from "../plural.js";
 import type { InterruptWatch } from "./interrupt.js";
 
-/** Whether apply asks before writing: only with a terminal on stdin. */
 export function canAsk(stdin: { isTTY?: boolean } | undefined): stdin is Readable & { isTTY?: boolean } {
   return stdin?.isTTY === true;
 }
 
-/**
- * Before any file or request: a run that must ask reads nothing when nobody can answer (stdin is
- * not a terminal), nor with --format json, which prints no plan to say yes to.
- */
+/** Before any file or request: with --format json there is no plan to say yes to. */
 export function refuseUnanswerable(
   command: "apply" | "rollback",
   stdin: { isTTY?: boolean } | undefined,
@@ -31,9 +27,8 @@ export function refuseUnanswerable(
 }
 
 /**
- * Asks `question` on stderr (stdout may be redirected; the question is for the person at the
- * terminal) and reads one line. Only the exact word `yes` (white space around it aside) approves;
- * stdin ending before a line is a no.
+ * Asks on stderr (stdout may be redirected); only the exact word `yes` approves, and stdin ending
+ * before a line is a no.
  */
 export async function askForYes(stdin: Readable, stderr: Writable, question: string): Promise<boolean> {
   // Not `terminal: true`: that would take Ctrl-C for itself, and a Ctrl-C must stop the run as
@@ -54,11 +49,7 @@ export async function askForYes(stdin: Readable, stderr: Writable, question: str
   }
 }
 
-/**
- * After the plan was shown, asks `Apply 3 changes? (yes/no) ` (or `Roll back with ...`) and throws
- * apply_cancelled unless the answer is yes. A Ctrl-C at the question cancels as any other answer
- * does, with the same words (exit 130, as for a signal before any write).
- */
+/** Throws apply_cancelled unless the answer is yes; a Ctrl-C at the question says the same (exit 130). */
 export async function confirmChanges(
   io: { stdin: Readable; stderr: Writable },
   interrupts: Pick<InterruptWatch, "setStopMessage">,

@@ -1,7 +1,5 @@
-// Ctrl-C and SIGTERM (a cancelled CI job) during apply. Before any write, the run ends at once:
-// nothing was changed. Once writes have begun, the first signal stops new writes and lets those
-// in flight finish, so that the summary can say what the server now holds; a second signal exits
-// at once.
+// Ctrl-C and SIGTERM during apply: before any write the run ends at once; after, the first lets the
+// writes in flight finish, so that the summary says what the server holds, and a second exits.
 
 import type { Writable } from "node:stream";
 import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
@@ -13,23 +11,13 @@ import {
 } from "./early-signals.js";
 
 export interface InterruptWatch {
-  /** Aborts on the first signal after `beginWrites()`. */
   readonly signal: AbortSignal;
-  /** The signal that arrived during the writes, if one did. */
   readonly received: InterruptSignal | undefined;
-  /** From now on a signal stops new writes instead of ending the process. */
   beginWrites(): void;
-  /**
-   * What a signal before the writes prints as it ends the run, newline included (`undefined`: the
-   * default line, which names the signal); the confirmation prompt says the apply was cancelled.
-   */
+  /** What a signal before the writes prints (`undefined`: the default); the prompt says "cancelled". */
   setStopMessage(message: string | undefined): void;
 }
 
-/**
- * Runs a command that writes (apply, rollback) with its signals watched; listening stops at its
- * end, and in the binary a signal then ends nothing (holdAfterCommand).
- */
 export async function withInterruptWatch(
   stderr: Writable,
   run: (interrupts: InterruptWatch) => Promise<void>,

@@ -13,9 +13,8 @@ import { type CliIo, type GivenIo, withOutputEdge } from "./cli-io.js";
 import { type CommandRegistrar, describeExitCodes } from "./command.js";
 import { COMMANDS_HANDLING_SIGNALS, releaseEarlySignals, withoutNoColor } from "./early-signals.js";
 
-// One entry per command (src/exit-codes.ts lists them in help's order); each lives in
-// commands/<name>.ts and is imported only by a run that can reach it (undici, ajv, yaml... cost
-// more than Node's own start). demo runs pcsync itself: it is handed runCli.
+// Each command is imported only by a run that can reach it: undici, ajv, yaml... cost more than
+// Node's own start. demo runs pcsync itself, so it is handed runCli.
 const COMMAND_MODULES = {
   validate: async () => (await import("./commands/validate.js")).registerValidateCommand,
   plan: async () => (await import("./commands/plan.js")).registerPlanCommand,
@@ -35,9 +34,8 @@ const COMMAND_MODULES = {
   completion: async () => (await import("./commands/completion.js")).registerCompletionCommand,
 } satisfies Record<CommandName, () => Promise<CommandRegistrar>>;
 
-// Each command's module once per instance of this module, so that every run through it uses the
-// same modules (and the same secret registry) even where the module registry is reset beneath it,
-// as the test suite's isolated in-process CLIs do between tests.
+// Cached per instance of this module: every run through it keeps the same modules (and secret
+// registry) even where the module registry is reset beneath it, as the in-process test CLIs do.
 const loadedCommands = new Map<string, Promise<CommandRegistrar>>();
 
 function loadCommand(name: CommandName): Promise<CommandRegistrar> {
@@ -46,16 +44,14 @@ function loadCommand(name: CommandName): Promise<CommandRegistrar> {
   return registrar;
 }
 
-/** Answered by the program itself as it reads them (the version; `-v`'s answer), before any command. */
 const VERSION_FLAGS = new Set(["-V", "--version", "-v"]);
 
-/** A command that describes the whole program, so every command must be registered for it. */
+/** These describe the whole program, so every command must be registered for them. */
 const WHOLE_PROGRAM_COMMANDS = new Set(["completion", "help"]);
 
 /**
- * The commands a run of `argv` can reach. Program options are read only before the command
- * (enablePositionalOptions), so a known command first means that command alone decides the output.
- * Anything else (help, a typo to suggest for, no command) gets them all, as it always did.
+ * Program options are read only before the command (enablePositionalOptions), so a known command
+ * first decides the output alone; anything else (help, a typo to suggest for) gets every command.
  */
 export function commandsReachedBy(argv: readonly string[] | undefined): readonly CommandName[] {
   const first = argv?.[0];
@@ -68,10 +64,7 @@ export function commandsReachedBy(argv: readonly string[] | undefined): readonly
 /** Commands that change the service: when their output fails they still finish their writes. */
 const KEEP_RUNNING_WHEN_OUTPUT_LOST = new Set(["apply", "rollback", "job"]);
 
-/**
- * The program, with the commands that `argv` can reach (every command without `argv`); each
- * command's modules are imported here, so a run pays only for the command it runs.
- */
+/** The program, with the commands that `argv` can reach (every command without `argv`). */
 export async function buildProgram(
   io: CliIo,
   setExit: (code: ExitCode) => void,
@@ -83,8 +76,8 @@ export async function buildProgram(
     .description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.")
     .version(packageVersion(), "-V, --version", "print pcsync's version")
     .option("--no-color", "no colours in the output, on any command (as NO_COLOR=1)")
-    // Options of the program are read only before the command. `-v` is every command's --verbose,
-    // never the version: before a command it is answered with both meanings, not guessed.
+    // `-v` is every command's --verbose, never the version: before a command it is answered with
+    // both meanings, not guessed.
     .enablePositionalOptions()
     .addOption(new Option("-v").hideHelp())
     .showSuggestionAfterError(true)
@@ -130,9 +123,8 @@ ${describeExitCodes(undefined)}`,
 }
 
 /**
- * Runs the CLI with the given arguments and returns the exit code; never throws. Output goes
- * through `given.edge` if it has one (the binary's, or an outer run's), else through a new output
- * edge that is finished here.
+ * Never throws. Output goes through `given.edge` if it has one (the binary's, or an outer run's),
+ * else through a new output edge that is finished here.
  */
 export async function runCli(argv: readonly string[], given: GivenIo): Promise<ExitCode> {
   const secrets = given.secrets ?? given.edge?.registry ?? new SecretRegistry();
@@ -165,9 +157,8 @@ export async function runCli(argv: readonly string[], given: GivenIo): Promise<E
 }
 
 /**
- * There is no key flag (a key in a command line lands in shell history and process lists), but a
- * user may try `--api-key KEY`: its value is registered as a secret, so that nothing printed later
- * shows it, and the first such flag (its name only) is returned for the error that answers it.
+ * A user may try `--api-key KEY`: its value is registered as a secret so that nothing printed later
+ * shows it, and the first such flag's name is returned for the error that answers it.
  */
 function registerMistypedKeyFlags(argv: readonly string[], secrets: SecretRegistry): string | undefined {
   let first: string | undefined;
@@ -182,7 +173,6 @@ function registerMistypedKeyFlags(argv: readonly string[], secrets: SecretRegist
   return first;
 }
 
-/** `--api-key` or `--token` given: the answer says how to pass the key, and never shows it. */
 function keyOnCommandLine(flag: string): InputError {
   return new InputError(
     "usage",

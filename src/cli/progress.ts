@@ -3,12 +3,11 @@
 import type { CliIo } from "./cli-io.js";
 
 export interface Progress {
-  /** Shows `label done/total`, then `detail` if given (e.g. `projects (3/8 lists)`). */
   update(label: string, done: number, total: number, detail?: string): void;
   finish(): void;
 }
 
-/** A line rewritten in place only on a terminal, and not in CI (whose log keeps every rewrite). */
+/** Not in CI, whose log keeps every rewrite. */
 export function showsProgressLine(io: CliIo): boolean {
   return io.stderr.isTTY === true && io.env.CI === undefined;
 }

@@ -1,6 +1,5 @@
-// The run of the `pcsync` binary, loaded by main.ts once signals are held. The process's stdout
-// and stderr are put behind the output edge (secrets redacted at write time), and a stream that
-// fails ends the run with one line on stderr and a defined exit code, never a stack trace.
+// The run of the `pcsync` binary, behind the output edge (secrets redacted at write time): a stream
+// that fails ends the run with one line on stderr and a defined exit code, never a stack trace.
 
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from "../errors.js";
 import { withOutputEdge } from "./cli-io.js";
@@ -22,7 +21,7 @@ function describeFailure(error: NodeJS.ErrnoException): string {
   return `${ERRNO_WORDS[error.code] ?? error.message} (${error.code})`;
 }
 
-/** A reader that goes away (`pcsync plan | head`) is not an error, and is not reported. */
+/** A reader that goes away (`pcsync plan | head`) is not an error. */
 function isQuietLoss(loss: OutputLoss): boolean {
   return loss.error.code === "EPIPE";
 }
@@ -32,9 +31,8 @@ const io = withOutputEdge({ stdout, stderr, stdin, env, cwd: process.cwd() }, st
 const { edge } = io;
 
 /**
- * A command that only reads (plan, export, logs --follow...) stops as soon as nobody can read
- * its output: quietly for a reader that went away (`pcsync plan | head`), with one line otherwise.
- * apply and job go on (see OutputEdge.keepRunningFor) and say so when they end.
+ * A command that only reads stops as soon as nobody can read its output; apply and job go on (see
+ * OutputEdge.keepRunningFor) and say so when they end.
  */
 function stopOnOutputLoss(loss: OutputLoss): void {
   if (edge.keepRunningFor !== undefined) return;
@@ -69,17 +67,14 @@ if (loss !== undefined && edge.keepRunningFor !== undefined) {
 // exits 1; a failure or refusal keeps its own code.
 process.exitCode =
   loss !== undefined && (exitCode === EXIT_OK || exitCode === EXIT_CHANGES) ? EXIT_ERROR : exitCode;
-// The command has ended (its output may still be flushing, a connection still closing): a signal now
-// has nothing left to stop, and the process ends with the exit code the run decided, where Node
-// would otherwise end it as killed by the signal (an apply that made every change, seen as stopped).
+// A signal now has nothing left to stop: the process ends with the run's exit code, where Node
+// would end it as killed (an apply that made every change, seen as stopped).
 listenForStopSignals(() => process.exit());
-// And it exits now, once stdout and stderr have taken what was written, not when its event loop
-// empties (a keep-alive socket closing): as Node tears an emptied loop down it gives the signals
-// their default action back, and a signal in that moment would end it as killed after all.
+// Exit once stdout and stderr are drained, not when the event loop empties: as Node tears an
+// emptied loop down it restores the signals' default action, and one then would kill it after all.
 await Promise.all([stdout, stderr].map(drained));
 process.exit();
 
-/** Resolves once the stream has no write pending (or can take none: closed, failed). */
 function drained(stream: NodeJS.WriteStream): Promise<void> {
   if (!stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
   return new Promise((done) => {

@@ -1,16 +1,11 @@
-// Renders what an apply did: after a partial apply the changes done, then one line per change that
-// is not plainly done (failed, skipped, unknown, or done but unchecked), then a one-line summary of
-// what the server now holds.
+// Renders what an apply did: one line per change not plainly done (after a partial apply, the
+// changes done first), then a one-line summary of what the server now holds.
 
 import type { ApplyOutcome, ApplyReport } from "../apply/types.js";
 import { neutraliseInline, quoteServerText } from "../neutralise-server-text.js";
 import { plural } from "../plural.js";
 import { createPaint, type Style } from "./colour.js";
 
-/**
- * The change an outcome is about; a record without a name shows as `unnamed` (the list of changes
- * done says "(unnamed)").
- */
 function describe(outcome: ApplyOutcome, unnamed = "null"): string {
   const name = outcome.name === null ? unnamed : quoteServerText(outcome.name);
   const what = outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`;
@@ -18,18 +13,13 @@ function describe(outcome: ApplyOutcome, unnamed = "null"): string {
   return `${what}${id} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
 }
 
-/**
- * How many changes of one kind a report lists by name where the kind can run to thousands: those an
- * interrupted apply did not start or could not check, those done when the journal lists them all.
- */
+/** Listed by name where a kind can run to thousands (not started, done with a journal). */
 export const NOT_STARTED_LISTED = 20;
 
-/** Where the report goes: a stream, or a string being built (the step summary). */
 export interface TextSink {
   write(text: string): unknown;
 }
 
-/** At most NOT_STARTED_LISTED lines of `items`, then `... and N more` with `where` the rest is. */
 function listSome<T>(items: readonly T[], line: (item: T) => string, where = ""): string {
   const shown = items.slice(0, NOT_STARTED_LISTED).map((item) => `  ${line(item)}\n`);
   const more = items.length - NOT_STARTED_LISTED;
@@ -47,12 +37,10 @@ export function renderApplyReport(
   },
 ): void {
   const paint = createPaint(options.colour);
-  // The summary speaks of the run it ends: an apply, or a rollback (which applies its own plan).
   const run = options.command === "rollback" ? "Rollback" : "Apply";
   const again = options.command === "rollback" ? "roll back again" : "apply again";
-  // After a partial apply the user must know exactly what already changed, not only how much: the
-  // changes done are listed before the failures (a complete apply is the plan, so needs no list).
-  // With a journal, which holds each of them, a sample: thousands of lines would bury the summary.
+  // After a partial apply the user must know exactly what already changed (a complete one is the
+  // plan). With a journal, which holds each of them, a sample: thousands would bury the summary.
   if (!isApplyComplete(report)) {
     const done = report.outcomes.filter((outcome) => outcome.status === "done");
     const named = (outcome: ApplyOutcome) => describe(outcome, "(unnamed)");
@@ -86,8 +74,7 @@ export function renderApplyReport(
   const done = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${moved} reordered${removed}`;
   const notStartedOutcomes = report.outcomes.filter((outcome) => outcome.notStarted === true);
   const notStarted = notStartedOutcomes.length;
-  // What an interruption adds is counted, with a sample of names: thousands of lines after a
-  // Ctrl-C would bury the summary.
+  // Counted, with a sample of names: thousands of lines after a Ctrl-C would bury the summary.
   const uncheckedByInterrupt = report.outcomes.filter(
     (outcome) => outcome.status === "done" && outcome.unchecked && outcome.checkInterrupted === true,
   );
@@ -131,7 +118,6 @@ export function renderApplyReport(
     );
 }
 
-/** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
 export function isApplyComplete(report: ApplyReport): boolean {
   return (
     !report.interrupted &&

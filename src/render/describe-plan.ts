@@ -33,11 +33,8 @@ export type ItemKind = "create" | "update" | "delete" | "reorder";
 
 export interface PlanItem {
   kind: ItemKind;
-  /** The item's first line without its marker, e.g. `create "GeoIP"`. */
   head: string;
-  /** `file:line` the item comes from, control characters escaped. */
   source: string;
-  /** Field lines shown under the head. */
   fields: Span[][];
 }
 
@@ -47,16 +44,13 @@ export interface FamilySection {
   counts: PlanSummary;
   items: PlanItem[];
   unmanaged: UnmanagedRecord[];
-  /** Orders the manifest's configs share with unmanaged records after apply: warnings. */
   ties: OrderTie[];
   guards: GuardViolation[];
   /** What the plan left alone on purpose: ignored differences, a reorder left out of a partial plan. */
   notes: string[];
-  /** With `owner:` and prune: why prune left the unmanaged records alone. */
   pruneKept?: PruneKept;
 }
 
-/** The records an owner's prune left alone, by why: no mark, or another owner's. */
 export type PruneKept = NonNullable<FamilyReport["pruneKept"]> & { owner: string };
 
 export const MARKERS: Record<ItemKind, string> = {
@@ -68,13 +62,9 @@ export const MARKERS: Record<ItemKind, string> = {
 
 const ACTION_ORDER: Record<PlannedChange["action"], number> = { create: 0, update: 1, delete: 2 };
 
-/** Unmanaged records named in a note before the rest are only counted. */
 const UNMANAGED_NAMED = 5;
 
-/**
- * Groups the plan by project and family, in the order the plan read the families, then any family
- * only the changes mention (a hand-made plan). Families with nothing to show are left out.
- */
+/** In the order the plan read the families, then any only the changes mention (a hand-made plan). */
 export function describePlan(plan: Plan, options: ValueOptions): FamilySection[] {
   const sections = new Map<string, FamilySection>();
   const sectionFor = (project: string, family: FamilyName): FamilySection => {
@@ -129,7 +119,6 @@ export function describePlan(plan: Plan, options: ValueOptions): FamilySection[]
   );
 }
 
-/** `Partial plan (--target "A*"): ...`, for a plan made with --target/--exclude; else undefined. */
 export function describePartial(plan: Plan): string | undefined {
   if (plan.partial !== true) return undefined;
   const flags = [
@@ -139,7 +128,7 @@ export function describePartial(plan: Plan): string | undefined {
   return `Partial plan (${escapeControl(flags.join(" "))}): only the changes of the targeted records; a full plan shows the rest.`;
 }
 
-/** What overrides the plan's guards: --force, except for protection, which only --allow-destroy lifts. */
+/** --force overrides the guards, except protection, which only --allow-destroy lifts. */
 export function describeGuardOverride(plan: Plan, forced = false): string {
   const guarded = plan.guards.some((guard) => guard.rule === "protected");
   const forceable = plan.guards.some((guard) => guard.rule !== "protected");
@@ -168,17 +157,16 @@ function describeChange(change: PlannedChange, options: ValueOptions): PlanItem 
   };
 }
 
-/** What the service gives a new record for a field the manifest leaves out (its documented default). */
+/** The service's documented default for a field the manifest leaves out of a create. */
 const CREATE_DEFAULTS: Readonly<Record<string, FieldValue>> = { enabled: false };
 
-/** The verb of a change: an update that takes a record for an owner says so. */
+/** An update that takes a record for an owner says so. */
 function describeAction(change: PlannedChange): string {
   const from = change.mark?.from;
   if (change.action !== "update" || from === undefined) return change.action;
   return from === null ? "adopt" : "take over";
 }
 
-/** `owner: (no mark) → "team-a"`: a record that changes hands. */
 function describeOwnerChange(change: PlannedChange, options: ValueOptions): Span[] | undefined {
   const mark = change.mark;
   if (mark?.from === undefined) return undefined;
@@ -187,10 +175,8 @@ function describeOwnerChange(change: PlannedChange, options: ValueOptions): Span
 }
 
 /**
- * A description that a rollback puts back as stored, with an owner mark on either side: its text
- * and its mark, each on a line of its own (description-view.ts), never the mark's raw form.
- * Undefined for a description that carries no mark (every plan of a manifest); never asked for a
- * change with an owner mark of its own, whose description values are the text under it.
+ * A description a rollback puts back as stored, with an owner mark on either side: its text and its
+ * mark on lines of their own (description-view.ts), never the mark's raw form.
  */
 function describeMarkedDescription(change: FieldChange, options: ValueOptions): Span[][] | undefined {
   // Cheap first: a plan of thousands of changes pays a substring search, not a parse, per value.
@@ -255,10 +241,7 @@ function describeMove(move: OrderMove, source: string, options: ValueOptions): P
   };
 }
 
-/**
- * `unmanaged: 2 records left alone: "A" (id 7), "B" (id 9, owner "x")`, naming only the first few;
- * after an owner's prune, also why prune left them.
- */
+/** `unmanaged: 2 records left alone: "A" (id 7), "B" (id 9, owner "x")`, naming only the first few. */
 export function describeUnmanaged(
   records: readonly UnmanagedRecord[],
   options: ValueOptions,
@@ -278,7 +261,6 @@ export function describeUnmanaged(
   return `unmanaged: ${count} left alone${why}: ${named}${rest}`;
 }
 
-/** `2 with no owner mark, 1 of another owner; prune deletes only records marked "team-a"` */
 function describePruneKept(kept: PruneKept, options: ValueOptions): string {
   const parts: string[] = [];
   if (kept.unmarked > 0) parts.push(`${kept.unmarked} with no owner mark`);
@@ -294,9 +276,8 @@ const PLACED: Record<OrderTie["managed"][number]["placed"], string> = {
 };
 
 /**
- * `"New" (to create) would share order 1 with unmanaged "Old" (id 7): …; give …`: the tie, what it
- * means, and the ways out, in the words of every format. A tie of configs only is one that
- * `ignore_fields: [order]` left: the way out is an order on the service, or the field managed.
+ * The tie, what it means, and the ways out. A tie of configs only is one that `ignore_fields:
+ * [order]` left: the way out is an order on the service, or the field managed.
  */
 export function describeOrderTie(tie: OrderTie, options: ValueOptions): string {
   const configs = tie.managed.map(({ id, name, placed }) => {
@@ -305,7 +286,6 @@ export function describeOrderTie(tie: OrderTie, options: ValueOptions): string {
   });
   const plans = tie.managed.some(({ placed }) => placed === "create" || placed === "move");
   const share = plans ? "would share" : configs.length === 1 ? "shares" : "share";
-  // An order: in the manifest does not move a config whose ignore_fields names order: say so.
   const left = tie.managed
     .filter(({ placed }) => placed === "ignored")
     .map(({ name }) => formatName(name, options));
@@ -325,7 +305,6 @@ export function describeOrderTie(tie: OrderTie, options: ValueOptions): string {
   return `${configs.join(" and ")} ${share} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; ${ways}`;
 }
 
-/** `2 order ties with records the manifest does not manage`, or undefined if there are none. */
 export function describeTieCount(plan: Plan): string | undefined {
   const ties = plan.families.flatMap((report) => report.orderTies ?? []);
   if (ties.length === 0) return undefined;
@@ -337,10 +316,7 @@ export function describeTieCount(plan: Plan): string | undefined {
       : `${count} with records the manifest does not manage, or that ignore_fields: [order] leaves`;
 }
 
-/**
- * `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.`, or that nothing changes: a partial
- * plan saw only the targeted records, so it cannot say the rest matches the manifest.
- */
+/** A partial plan saw only the targeted records: it cannot say the rest matches the manifest. */
 export function describePlanTotals(plan: Plan): string {
   const { create, update, delete: deletes, reorder } = plan.summary;
   if (hasPlannedChanges(plan))
@@ -356,13 +332,11 @@ export function hasPlannedChanges(plan: Plan): boolean {
   return create + update + deletes + reorder > 0 || hasChanges(plan);
 }
 
-/** A rollout in words: the heading (how waves are judged) and a line per wave, with its projects. */
 export interface RolloutDescription {
   heading: string;
   waves: { label: string; projects: string }[];
 }
 
-/** At most this many project ids are listed per wave; the rest are counted. */
 const MAX_WAVE_PROJECTS = 20;
 
 export function describeRollout(plan: Plan): RolloutDescription | undefined {

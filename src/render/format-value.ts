@@ -1,7 +1,7 @@
 // How values look in a rendered plan: field values, record names, `old → new`, and a compact word
 // diff for long strings, as styled spans so each renderer decides how to show them.
 
-// The word diff alone: the package's index loads every kind of diff (a plan pays for each module).
+// The word diff alone: the package's index loads every kind of diff.
 import { diffWordsWithSpace } from "diff/lib/diff/word.js";
 import { neutraliseInline, quoteServerText } from "../neutralise-server-text.js";
 import type { FieldChange, FieldValue } from "../plan/types.js";
@@ -14,31 +14,27 @@ export interface Span {
 }
 
 export interface ValueOptions {
-  /** Longest string value shown in full; longer ones are cut with their length noted. */
   maxValueChars: number;
 }
 
-/** Strings longer than this are shown as a word diff instead of two full values. */
 const LONG_STRING = 60;
-/** Words of unchanged text kept on each side of a change in a word diff. */
 const CONTEXT_WORDS = 3;
 /** Longest unchanged context kept on one side, for "words" without spaces. */
 const CONTEXT_CHARS = 40;
 /** Beyond this many edited tokens a word diff stops being compact; the values are shown instead. */
 const MAX_EDIT_LENGTH = 200;
-/** Strings longer than this are never word-diffed: the diff would cost more than it shows. */
+/** Longer strings are never word-diffed: the diff would cost more than it shows. */
 const MAX_DIFF_INPUT = 20_000;
 
-/** Text shown raw (project ids, sources, messages), made safe as all server text is (neutralise-server-text.ts). */
 export const escapeControl = neutraliseInline;
 
-/** The first `count` code points of a string, never splitting a surrogate pair. */
+/** Never splits a surrogate pair. */
 export function truncateCodePoints(text: string, count: number): string {
   if (text.length <= count) return text;
   return Array.from(text).slice(0, count).join("");
 }
 
-/** A string as a JSON literal: quoted, with escapes, so spaces and odd characters stay visible. */
+/** A JSON literal, so spaces and odd characters stay visible. */
 export function quoteString(text: string, options: ValueOptions): string {
   if (text.length <= options.maxValueChars) return quoteServerText(text);
   const cut = truncateCodePoints(text, options.maxValueChars);
@@ -69,7 +65,6 @@ export function formatFieldChange(field: string, change: FieldChange, options: V
   return [{ text: `${field}: ${formatValue(from, options)} → ${formatValue(to, options)}` }];
 }
 
-/** The inside of a JSON string literal: the escapes without the quotes. */
 function escapeInner(text: string): string {
   return quoteServerText(text).slice(1, -1);
 }
@@ -121,7 +116,6 @@ function isWord(token: string): boolean {
   return /\S/.test(token);
 }
 
-/** The leading tokens that hold `count` words (and the white space between them). */
 function leadingWords(tokens: readonly string[], count: number): string[] {
   let words = 0;
   const kept: string[] = [];

@@ -12,16 +12,12 @@ const OVERRIDES = {
     "Pass --allow-destroy NAME for each record to delete, if that is intended (--force does not lift protection).",
 } as const satisfies Record<GuardRule, string>;
 
-/**
- * A guard's message: what was found, then how to override it; with `forced` (the run passes
- * --force), a guard --force overrides is said without the advice to use the flag just given.
- */
+/** With `forced`, a guard --force overrides is said without the advice to use the flag just given. */
 export function describeGuard(guard: GuardViolation, options: { forced?: boolean } = {}): string {
   const found = describeFinding(guard);
   return options.forced === true && isForceable(guard.rule) ? found : `${found} ${OVERRIDES[guard.rule]}`;
 }
 
-/** What the guard found, in words. */
 function describeFinding(finding: GuardViolation): string {
   if (finding.rule === "max_update_percent") {
     const share = Math.round((finding.updates * 100) / finding.owned);

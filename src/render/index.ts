@@ -1,5 +1,5 @@
-// The renderers of a plan, and `renderPlan` to write one in the format the user chose. JSON is the
-// saved plan's own document (plan-file.ts), so that scripts and `apply --plan` read one format.
+// The renderers of a plan. JSON is the saved plan's own document (plan-file.ts), so that scripts
+// and `apply --plan` read one format.
 
 import type { Writable } from "node:stream";
 import { serializePlan } from "../plan/plan-file.js";
@@ -13,7 +13,6 @@ export { renderText } from "./text.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
 
-/** Colour and verbosity are text's, the title markdown's; json takes none. */
 export type RenderOptions = TextOptions & Pick<MarkdownOptions, "title" | "notices">;
 
 export function renderPlan(plan: Plan, format: PlanFormat, out: Writable, options: RenderOptions): void {

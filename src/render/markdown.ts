@@ -21,20 +21,18 @@ import {
 import { escapeControl, truncateCodePoints, type ValueOptions } from "./format-value.js";
 import { describeGuard } from "./guard-message.js";
 
-/** What a plan's reader must know that the plan itself does not show (a halted rollout's refusal to come). */
+/** What a plan's reader must know that the plan does not show (a halted rollout's refusal to come). */
 export interface PlanNotice {
   level: "note" | "warning";
   text: string;
 }
 
 export interface MarkdownOptions {
-  /** Heading of the comment (default "pcsync plan"). */
   title?: string;
-  /** Shown above the plan, each as a note or a warning. */
   notices?: readonly PlanNotice[];
   /** The plan is applied with --force: its guards are overridden, not refusals to come. */
   forced?: boolean;
-  /** The result is always shorter than this (default 60,000, under GitHub's 65,536 comment limit). */
+  /** The result is always shorter (default 60,000, under GitHub's 65,536 comment limit). */
   maxChars?: number;
 }
 
@@ -43,7 +41,6 @@ export const PLAN_COMMENT_MARKER = "<!-- pcsync-plan -->";
 
 const DEFAULT_TITLE = "pcsync plan";
 const DEFAULT_MAX_CHARS = 60_000;
-/** Below this, not even the heading, summary and notes are sure to fit. */
 const MIN_MAX_CHARS = 2_000;
 const FULL_PLAN_HINT = "run `pcsync plan` locally for the full plan";
 
@@ -103,10 +100,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   return `${[PLAN_COMMENT_MARKER, title, summary, `_Details not shown; ${FULL_PLAN_HINT}._`].join("\n\n")}\n`;
 }
 
-/**
- * Text outside code blocks: control characters escaped, markdown and HTML syntax neutralised, and
- * nobody mentioned nor (unless `issueLinks`, for the caller's own title) any issue linked.
- */
+/** Outside code blocks: nobody mentioned nor (unless `issueLinks`, for the caller's title) any issue linked. */
 export function escapeText(text: string, options: { issueLinks?: boolean } = {}): string {
   const specials = options.issueLinks ? TEXT_SPECIALS_BUT_ISSUES : TEXT_SPECIALS;
   return escapeControl(text).replace(specials, (character) =>
@@ -114,10 +108,7 @@ export function escapeText(text: string, options: { issueLinks?: boolean } = {})
   );
 }
 
-/**
- * A line inside a fenced code block. Values are JSON literals, where `\u0060` and `\u003c` mean
- * the same string: so a name can neither close the fence nor open an HTML tag.
- */
+/** Values are JSON literals, where `\u0060` and `\u003c` mean the same: no fence closed, no tag opened. */
 function escapeCodeLine(line: string): string {
   const cut = line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line;
   return cut.replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
@@ -146,7 +137,7 @@ function renderTies(plan: Plan, sections: readonly FamilySection[], budget: numb
   );
 }
 
-/** A `> [!WARNING]` block: a heading and as many of the messages as fit in `budget` characters. */
+/** A `> [!WARNING]` block with as many of the messages as fit in `budget` characters. */
 function renderWarning(heading: string, messages: readonly string[], budget: number): string | undefined {
   if (messages.length === 0) return undefined;
   const lines = ["> [!WARNING]", `> ${heading}`];
@@ -159,7 +150,7 @@ function renderWarning(heading: string, messages: readonly string[], budget: num
   return lines.join("\n");
 }
 
-/** Adds to `lines` as many of `more` as the joined lines hold in `budget` characters; returns how many. */
+/** Returns how many of `more` were added. */
 function pushWhileFits(lines: string[], more: readonly string[], budget: number): number {
   const before = lines.length;
   let length = lines.join("\n").length;
@@ -187,7 +178,6 @@ function renderTable(sections: readonly FamilySection[], budget: number): string
   return lines.join("\n");
 }
 
-/** `| label | | 1 | 2 | 0 | 3 |`: the sections' counts summed, each wrapped in `mark`. */
 function sumRow(label: string, sections: readonly FamilySection[], mark = ""): string {
   const sums = ACTIONS.map((action) => sections.reduce((sum, section) => sum + section.counts[action], 0));
   return `| ${label} | | ${sums.map((sum) => `${mark}${sum}${mark}`).join(" | ")} |`;
@@ -198,9 +188,9 @@ const ACTIONS = ["create", "update", "delete", "reorder"] as const satisfies rea
 /** One family's collapsed diff, kept as separate items so it can be cut between items only. */
 interface Block {
   open: string;
-  /** Each item's lines, escaped and joined: its changes and moves first, then its notes (unmanaged records, ties). */
+  /** Changes and moves first, then notes (unmanaged records, ties). */
   items: string[];
-  /** How many of the items are changes or moves (counted in "N more changes"). */
+  /** How many of the items are changes or moves. */
   changeCount: number;
   full: string;
 }
@@ -236,7 +226,6 @@ function renderItem(item: PlanItem): string {
   return lines.map(escapeCodeLine).join("\n");
 }
 
-/** The block with its first `shown` items; the rest are counted in a note after the code. */
 function renderBlock(block: Block, shown: number): string {
   const body = `\`\`\`diff\n${block.items.slice(0, shown).join("\n")}\n\`\`\`\n\n`;
   return `${block.open}${body}${renderCutNote(block, shown)}</details>\n\n`;
@@ -260,10 +249,8 @@ function renderOmittedNote(sections: number, changes: number): string {
 }
 
 /**
- * Fits blocks into `budget` characters, dropping the largest families first: the smallest blocks
- * that fit with one item each are chosen, then each gets its one item plus an equal share of what
- * is left, smallest first, so small families show whole and the largest are cut. Returns the text
- * per block, in order; undefined for a block left out.
+ * The smallest blocks that fit with one item each are chosen, then each gets an equal share of what
+ * is left, smallest first: small families show whole, the largest are cut or left out (undefined).
  */
 function fitBlocks(blocks: readonly Block[], budget: number): Array<string | undefined> {
   const total = blocks.reduce((sum, block) => sum + block.full.length, 0);
@@ -293,7 +280,6 @@ function fitBlocks(blocks: readonly Block[], budget: number): Array<string | und
   return fitted;
 }
 
-/** The block with as many leading items as fit in `share` characters, or undefined if none do. */
 function cutBlock(block: Block, share: number): string | undefined {
   let low = 0;
   let high = block.items.length - 1;

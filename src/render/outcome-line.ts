@@ -1,5 +1,5 @@
-// One line per finished change of an apply, for logs without a terminal (CI): what happened to
-// which record, where, as Terraform's "Creation complete" lines; and how long is left.
+// One line per finished change of an apply, for logs without a terminal (CI), as Terraform's
+// "Creation complete" lines; and how long is left.
 
 import type { ApplyOutcome } from "../apply/types.js";
 import { quoteServerText } from "../neutralise-server-text.js";
@@ -12,10 +12,7 @@ function record(outcome: ApplyOutcome): string {
   return outcome.id === null ? name : `${name} (id ${outcome.id})`;
 }
 
-/**
- * `created "GeoIP" (id 12) in project 1 plugin_configs`; undefined for a change the run never
- * started (the report lists those once, at the end).
- */
+/** Undefined for a change the run never started: the report lists those once, at the end. */
 export function describeOutcomeLine(outcome: ApplyOutcome): string | undefined {
   if (outcome.notStarted === true) return undefined;
   const what = outcome.action === "reorder" ? plural(outcome.moves ?? 0, "record") : record(outcome);
@@ -36,7 +33,6 @@ export function describeOutcomeLine(outcome: ApplyOutcome): string | undefined {
   }
 }
 
-/** `45s`, `4m05s`, `1h02m`: a duration as a log reads it. */
 export function formatElapsed(milliseconds: number): string {
   const seconds = Math.max(0, Math.round(milliseconds / 1000));
   if (seconds < 60) return `${seconds}s`;
@@ -45,19 +41,13 @@ export function formatElapsed(milliseconds: number): string {
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
 }
 
-/** The service's rate limit holds every request: for how long still, and the pace before it held. */
 export interface ServicePause {
   resumeInMs: number;
-  /** Time from the start to the last finished change: the pace without the pause. */
+  /** From the start to the last finished change: the pace without the pause. */
   paceElapsedMs: number;
 }
 
-/**
- * `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first
- * change. While the service's rate limit holds requests, the pace is the one before the pause and
- * the rest of the pause is added, and the line says so:
- * `..., about 3m06s left; waiting: rate limited by the service, resuming in 12 s`.
- */
+/** While the service's rate limit holds requests, the time left is the pace before it plus the pause. */
 export function describeTiming(done: number, total: number, elapsedMs: number, pause?: ServicePause): string {
   const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
   const waiting =
@@ -72,7 +62,6 @@ export function describeTiming(done: number, total: number, elapsedMs: number, p
   return `${elapsed}, about ${formatElapsed(leftMs)} left${waiting}`;
 }
 
-/** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
 export function describePace(done: number, total: number, elapsedMs: number, pause?: ServicePause): string {
   return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs, pause)}`;
 }

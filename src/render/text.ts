@@ -23,7 +23,6 @@ import { escapeControl, type Span, type ValueOptions } from "./format-value.js";
 import { describeGuard } from "./guard-message.js";
 
 export interface TextOptions {
-  /** Emit ANSI colours (decide with `useColour` of the CLI). */
   colour: boolean;
   /** The plan is applied with --force: its guards are overridden, not refusals to come. */
   forced?: boolean;
@@ -73,7 +72,7 @@ export function renderText(plan: Plan, out: Writable, options: TextOptions): voi
   }
 }
 
-/** Spans in their styles over `base`; runs of one style are painted once, so the output carries no redundant codes. */
+/** Runs of one style are painted once, so the output carries no redundant codes. */
 function paintSpans(paint: Paint, spans: readonly Span[], base: Style): string {
   const runs: { style: Style; text: string }[] = [];
   for (const span of spans) {

@@ -42,9 +42,8 @@ interface RollbackFlags extends ConnectionFlags {
 }
 
 /**
- * One line per record changed since the run, for the rollback_conflict refusal. A description is
- * shown with its owner mark when either side carries one (description-view.ts): a mark added or
- * taken away is the difference then.
+ * For the rollback_conflict refusal. A description is shown with its owner mark when either side
+ * carries one (description-view.ts): a mark added or taken away is the difference then.
  */
 function describeConflicts(conflicts: readonly RollbackConflict[]): string[] {
   return conflicts.map((conflict) => {
@@ -68,7 +67,6 @@ function rollbackInputs(flags: RollbackFlags): RunInput[] {
   ];
 }
 
-/** A rollback that would leave two live records of one name, or undo changes made since, is refused. */
 function refuseRollback(outcome: Extract<RollbackOutcome, { result: "refused" }>): never {
   const journal = outcome.journal.path;
   // --force or not: names are never given to two live records.
@@ -197,7 +195,6 @@ Examples:
         isApplyComplete(report) ? "pcsync rollback" : "pcsync rollback (incomplete)",
         { report, command: "rollback" },
       );
-      // The same rollback again puts back what is still not as it was (and changes nothing twice).
       const words = {
         command: "rollback",
         again: `run pcsync rollback --journal ${shellWord(again)} again`,
