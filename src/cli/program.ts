@@ -139,7 +139,11 @@ export async function runCli(argv: readonly string[], given: GivenIo): Promise<E
   const io = given.edge === undefined ? withOutputEdge({ ...given, secrets }) : { ...given, secrets };
   let exitCode: ExitCode = 0;
   try {
-    if (keyFlag !== undefined) throw keyOnCommandLine(keyFlag);
+    if (keyFlag !== undefined)
+      throw new InputError(
+        "usage",
+        `${keyFlag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`,
+      );
     const program = await buildProgram(
       io,
       (code) => {
@@ -171,13 +175,6 @@ function registerMistypedKeyFlags(argv: readonly string[], secrets: SecretRegist
     if (value !== undefined && !value.startsWith("-")) registerSecretWords(value, secrets);
   });
   return first;
-}
-
-function keyOnCommandLine(flag: string): InputError {
-  return new InputError(
-    "usage",
-    `${flag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`,
-  );
 }
 
 function reportError(error: unknown, io: CliIo): ExitCode {

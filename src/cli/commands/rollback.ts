@@ -143,7 +143,7 @@ Examples:
             if (flags.out) await savePlan(plan, flags.out, io, rollbackInputs(flags));
           },
           approve:
-            flags.autoApprove || stdin === undefined || !canAsk(stdin)
+            flags.autoApprove || !canAsk(stdin)
               ? undefined
               : ({ plan: { summary } }, client) =>
                   confirmChanges({ stdin, stderr: io.stderr }, interrupts, {
