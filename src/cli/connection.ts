@@ -1,5 +1,5 @@
-// Connection flags shared by every command that talks to the service, checked and handed to the
-// use case that connects (src/run/connect.ts: the server, the key, the client).
+// Connection flags of every command that talks to the service, checked and handed to the use case
+// that connects (src/run/connect.ts).
 
 import type { Command } from "commander";
 import { MAX_TIMER_MS } from "../abortable-sleep.js";
@@ -19,20 +19,18 @@ export interface ConnectionFlags {
   baseUrl?: string;
   apiKeyFile?: string;
   insecureHttp?: boolean;
-  /** Each option with a default is always given. */
+  /** Options with a default are always given. */
   concurrency: string;
   maxRps?: string;
   timeout: string;
   maxListRecords: string;
   listTimeout: string;
-  /** Only on the commands that create records (addSettleTimeoutOption). */
+  /** These two only on the commands that create records (addSettleTimeoutOption). */
   settleTimeout?: string;
-  /** Only on the commands that create records (addSettleTimeoutOption). */
   treat5xxAsInFlight?: boolean;
   verbose?: boolean;
 }
 
-/** Where a command finds the base URL when neither --base-url nor PCSYNC_BASE_URL gives one. */
 export type BaseUrlFallback = "manifest" | "plan-or-manifest" | "none";
 
 const BASE_URL_DEFAULTS: Readonly<Record<BaseUrlFallback, string>> = {
@@ -66,10 +64,7 @@ export function addConnectionOptions(command: Command, fallback: BaseUrlFallback
     );
 }
 
-/**
- * `--settle-timeout` and `--treat-5xx-as-in-flight`, on the commands that create records (apply,
- * rollback, watch): how a failed create is settled, see src/apply/create-config.ts.
- */
+/** How a failed create is settled: see src/apply/create-config.ts. */
 export function addSettleTimeoutOption(command: Command): Command {
   return command
     .option(
@@ -82,10 +77,7 @@ export function addSettleTimeoutOption(command: Command): Command {
     );
 }
 
-/**
- * `--settle-timeout` in ms, checked against the proof windows it must hold: a window cut short can
- * never show that a create was not made, so a shorter budget is refused rather than cut silently.
- */
+/** A proof window cut short can never show that a create was not made: refused, not cut silently. */
 function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | undefined {
   if (flags.settleTimeout === undefined) return undefined;
   const settleMs = parseSecondsFlag(flags.settleTimeout, "--settle-timeout");
@@ -100,7 +92,6 @@ function settleTimeoutOf(flags: ConnectionFlags, timeoutMs: number): number | un
   return settleMs;
 }
 
-/** How apply settles a failed create, from `--settle-timeout` and `--treat-5xx-as-in-flight`. */
 export function createRuleOf(flags: ConnectionFlags): CreateRule {
   return {
     settleTimeoutMs: settleTimeoutOf(flags, parseSecondsFlag(flags.timeout, "--timeout")),
@@ -114,10 +105,7 @@ export function parsePositiveInt(value: string, flag: string): number {
   );
 }
 
-/**
- * A flag in seconds (`--timeout 2.5`), as the whole milliseconds a timer takes: more than 0, and at
- * most what one timer holds (about 24 days), so that no value ends at once or is an internal error.
- */
+/** In whole ms, at most what one timer holds, so that no value ends at once or is an internal error. */
 export function parseSecondsFlag(value: string, flag: string): number {
   const ms = Math.ceil(parsePositiveNumber(value, flag) * 1000);
   if (ms > MAX_TIMER_MS)
@@ -140,9 +128,8 @@ export function concurrencyOf(flags: ConnectionFlags): number {
 }
 
 /**
- * PCSYNC_TIME_SCALE, a testing seam: every duration of the client (timeouts, proof windows, the
- * settle time, backoffs, the longest pause honoured, the list time bound) multiplied by one factor,
- * so tests that shrink time keep the proportions users get. Unset: 1.
+ * A testing seam: every duration of the client multiplied by one factor, so that tests that shrink
+ * time keep the proportions users get.
  */
 function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.PCSYNC_TIME_SCALE;
@@ -153,10 +140,7 @@ function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
   );
 }
 
-/**
- * The API client of a command (src/run/connect.ts): its other flags are checked once the server
- * and the key are known, so that a missing server or key is what is said first.
- */
+/** The flags are checked once the server and the key are known: a missing one is said first. */
 export async function createClientFromFlags(
   flags: ConnectionFlags,
   io: CliIo,

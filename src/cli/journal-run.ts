@@ -24,10 +24,6 @@ export function journalPathOf(flags: JournalFlags): string | undefined {
   return typeof flags.journal === "string" ? flags.journal : undefined;
 }
 
-/**
- * The lines that end a journaled run, newline included: where its journal is, the command that
- * undoes the run and, for the apply of a saved plan, the one that finishes it if it was cut short.
- */
 export function describeJournalNext(
   journalPath: string,
   start: Pick<JournalStart, "command" | "planFile">,
@@ -40,10 +36,7 @@ export function describeJournalNext(
   return `Journal: ${journalPath}\n  undo this ${start.command}: pcsync rollback --journal ${path}\n${finish}`;
 }
 
-/**
- * Applies `plan` with every write journaled (unless --no-journal): a new journal, or `resumed`,
- * the journal of the interrupted run this one finishes. Names the journal on stderr at the end.
- */
+/** `resumed`: the journal of the interrupted run this one finishes. */
 export async function applyJournaled(
   client: ApiClient,
   plan: Plan,
@@ -54,17 +47,12 @@ export async function applyJournaled(
     interrupts: InterruptWatch;
     start: Omit<JournalStart, "server" | "plan">;
     resumed?: Journal | undefined;
-    /** The lock this run holds on the resumed journal. */
     lock?: JournalLock | undefined;
     /** Records the lists do not show that the journal must know as they are (a rollback's). */
     alsoKnown?: CurrentState | undefined;
-    /** The run's input files: the journal may not be one of them. */
+    /** The journal may not be one of them. */
     inputs: readonly RunInput[];
-    /**
-     * Takes the journal's lines (describeJournalNext) once the run has a report, for the caller to
-     * end its output with them, after the report and any error. Without it, or when the run
-     * throws, they go to stderr at once.
-     */
+    /** For the caller to end its output with the journal's lines; without it, or on a throw, stderr at once. */
     endWith?: ((ending: { lines: string; path: string }) => void) | undefined;
   },
 ): Promise<ApplyReport> {

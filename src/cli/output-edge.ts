@@ -1,7 +1,5 @@
-// Where pcsync's output leaves the process. stdout and stderr become writers that show every
-// registered secret (the API key, in all its forms) as [REDACTED] at write time, also when a form
-// is split across two writes, and that notice a stream which fails (disk full, I/O error, a reader
-// gone) instead of crashing on it.
+// Where pcsync's output leaves the process: writers that show every form of the API key as
+// [REDACTED], also split across two writes, and that notice a failing stream instead of crashing.
 
 import { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
@@ -9,7 +7,7 @@ import { REDACTED, redactDeep, type SecretRegistry } from "../redact.js";
 
 export type OutputStreamName = "stdout" | "stderr";
 
-/** A stream that failed: nothing more is written to it. */
+/** Nothing more is written to a stream that failed. */
 export interface OutputLoss {
   stream: OutputStreamName;
   error: NodeJS.ErrnoException;
@@ -18,9 +16,8 @@ export interface OutputLoss {
 type Target = Writable & { isTTY?: boolean };
 
 /**
- * A Writable that redacts what it is given and passes it on to `target`. It keeps back only the
- * end of a write that could be the start of a secret form, until the next write or `flush()`.
- * Each write is handled at once (no buffering here), so stdout and stderr stay in order.
+ * Keeps back only the end of a write that could be the start of a secret form, until the next write
+ * or `flush()`; each write is passed on at once, so stdout and stderr stay in order.
  */
 export class RedactingWriter extends Writable {
   readonly #target: Target;
@@ -64,7 +61,7 @@ export class RedactingWriter extends Writable {
     callback();
   }
 
-  /** Writes out what was kept back: at the end of the output, a partial form is no secret. */
+  /** At the end of the output, a partial form is no secret. */
   flush(): void {
     this.#pass(this.#held + this.#decoder.end(), true);
   }
@@ -90,21 +87,13 @@ export class RedactingWriter extends Writable {
   }
 }
 
-/**
- * The process's output edge: the two redacting writers, a count of what they (and the files
- * written through `redactText`) replaced, and the streams lost on the way.
- */
 export class OutputEdge {
   readonly stdout: RedactingWriter;
   readonly stderr: RedactingWriter;
   readonly registry: SecretRegistry;
   #redactions = 0;
-  /** The streams lost on the way. */
   readonly losses: OutputLoss[] = [];
-  /**
-   * The command that changes the service (apply, rollback, job) and so must not be cut short, nor
-   * left half done, because nobody reads its output any more: its writes matter more than its report.
-   */
+  /** A command that changes the service must not be left half done because nobody reads its output. */
   keepRunningFor: string | undefined;
 
   constructor(
@@ -127,24 +116,19 @@ export class OutputEdge {
     this.stderr = writer("stderr");
   }
 
-  /** Text for a human-readable file (the step summary), redacted and counted like the streams. */
   redactText(text: string): string {
     const result = this.registry.redact(text);
     this.#redactions += result.count;
     return result.text;
   }
 
-  /**
-   * A redacted copy of data about to be rendered for a person: renderers shorten and diff long
-   * strings, and a key cut in two would no longer be recognised by the writers.
-   */
+  /** Renderers shorten and diff long strings: a key cut in two would no longer be recognised by the writers. */
   redactForDisplay<T>(value: T): T {
     const result = redactDeep(value, this.registry);
     this.#redactions += result.count;
     return result.value;
   }
 
-  /** Writes out what the writers kept back, then says once that something was redacted. */
   finish(): void {
     this.stdout.flush();
     this.stderr.flush();

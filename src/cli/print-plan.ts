@@ -1,7 +1,5 @@
-// Printing the plan a command computed: on stdout in the chosen format, as the JSON result of an
-// apply, or into a plan file for `apply --plan`; and its guards as warnings on stderr. The text and
-// markdown formats show the API key as [REDACTED]; the JSON documents, which are read back, are
-// written exactly, or refused if they hold the key.
+// Printing a plan, an apply's JSON result or a plan file. Text and markdown show the API key as
+// [REDACTED]; the JSON documents, which are read back, are written exactly, or refused if they hold it.
 
 import type { ApplyReport } from "../apply/types.js";
 import { describeDevice, type RunInput } from "../files/output-target.js";
@@ -17,12 +15,7 @@ import { type PlanNotice, renderPlan } from "../render/index.js";
 import { type CliIo, redactForDisplay, useColour } from "./cli-io.js";
 import type { OutputFormat } from "./shared-options.js";
 
-/**
- * `verbose`: each order tie in full (else one warning of at most two lines for them all).
- * `forced`: the plan is applied with --force, so its guards are shown as overridden.
- * `followed`: lines follow it (an apply's progress, a rollback's result): in markdown, a blank
- * line ends the document, so that they do not run on into its last paragraph.
- */
+/** `followed`: lines follow it, which in markdown must not run on into its last paragraph. */
 export function printPlan(
   plan: Plan,
   format: OutputFormat,
@@ -49,7 +42,6 @@ export function printPlan(
 const PLAN_REMEDY =
   "If the service puts the key's text into these records, fix them there; to look at the plan, use --format text or markdown, which show the key as [REDACTED].";
 
-/** The plan as a JSON document, refused if it would hold the API key. */
 function planDocument(plan: Plan, what: string, secrets: SecretRegistry, remedy = PLAN_REMEDY): string {
   const text = serializePlan(plan);
   refuseSecretIn(text, what, () => locateSecretsInPlan(plan, secrets), remedy, secrets);
@@ -61,7 +53,6 @@ export function checkPlanPrintableAsJson(plan: Plan, secrets: SecretRegistry): v
   planDocument(plan, "the JSON output", secrets, `${PLAN_REMEDY} Nothing was changed.`);
 }
 
-/** `apply --format json`: the plan and what became of it, as one document, never altered. */
 export function printApplyJson(
   plan: Plan,
   result: ApplyReport | null,
@@ -93,10 +84,6 @@ export function printApplyJson(
   io.stdout.write(text);
 }
 
-/**
- * Saves the plan for `apply --plan` (see writeFileSafely: 0600, atomic, never over a device or one
- * of `inputs`), and says on stderr where it went.
- */
 export async function savePlan(
   plan: Plan,
   path: string,
@@ -115,7 +102,6 @@ export async function savePlan(
   io.stderr.write(`${saved}\n`);
 }
 
-/** `warning: ...` or `note: ...` on stderr: what the plan's reader must know that it does not show. */
 export function writeNotices(notices: readonly PlanNotice[], io: CliIo): void {
   for (const notice of notices) io.stderr.write(`${notice.level}: ${notice.text}\n`);
 }
@@ -128,7 +114,7 @@ export function warnGuards(plan: Plan, io: CliIo, force: boolean): void {
   }
 }
 
-/** Throws a secret_in_output error if `text`, a document written exactly, holds the API key in any form. */
+/** For a document written exactly. */
 export function refuseSecretIn(
   text: string,
   what: string,

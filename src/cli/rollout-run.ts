@@ -1,6 +1,5 @@
-// `apply` of a plan with `rollout:`, as the CLI runs it: the flags (--webhook, --metrics-file,
-// --journal, the scope) turned into the rollout use case's input (src/rollout/apply-rollout.ts), and its
-// end told on stdout and as the exit code.
+// `apply` of a plan with `rollout:`: the flags turned into the rollout use case's input
+// (src/rollout/apply-rollout.ts), and its end told on stdout and as the exit code.
 
 import type { ApiClient } from "../api/index.js";
 import type { ApplyReport } from "../apply/types.js";
@@ -34,7 +33,6 @@ import { planSettingsOf, type ScopeFlags, scopeOf } from "./scope-options.js";
 import type { OutputFormat } from "./shared-options.js";
 import { appendStepSummary } from "./step-summary.js";
 
-/** The rollout use case's run, as the CLI has it: its flags, not yet the settings made of them. */
 export interface RolloutRunFlags
   extends Pick<RolloutRun, "client" | "plan" | "current" | "rollout" | "desired" | "inputs"> {
   flags: ScopeFlags &
@@ -43,16 +41,13 @@ export interface RolloutRunFlags
     WebhookFlags & { metricsFile?: string; format?: OutputFormat | undefined };
   io: CliIo;
   interrupts: InterruptWatch;
-  /** With --format json: the rollout's end as data, for the apply's JSON document. */
   onEnd?: ((rollout: RolloutJson) => void) | undefined;
   /** The manifest before --project, --family or --shard narrowed it: its rollout is locked too. */
   whole?: WholeManifest | undefined;
 }
 
-/** A rollout's end in `apply --format json`'s document (`rollout`), beside `plan` and `result`. */
 export interface RolloutJson {
   result: RolloutOutcome["result"];
-  /** The wave it ended in, unless complete. */
   wave?: string;
   /** With `halted`: the failing projects with their figures, and the waves rolled back. */
   failing?: { project: string; status: string; figures: Record<string, number>; summary: string }[];
@@ -66,7 +61,6 @@ export interface RolloutJson {
   journal: string;
 }
 
-/** The failing projects of a halt as the document shows them: their verdicts' words and figures. */
 function failingJson(failing: readonly ProjectHealth[]): NonNullable<RolloutJson["failing"]> {
   return failing.map(({ project, status, figures, summary }) => ({ project, status, figures, summary }));
 }
@@ -85,10 +79,9 @@ function rolloutJson(outcome: RolloutOutcome, journal: string, notWritten: reado
 }
 
 /**
- * Before the plan is approved: refuses a rollout whose health signal's credentials cannot be read
- * (the check the rollout makes before it starts: nobody says yes to a run that cannot judge), or
- * whose manifest's last rollout halted with a failing project still holding the change (exit 4).
- * Whether --journal (or the default place) holds an unfinished rollout of this manifest.
+ * Before the plan is approved, refuses a rollout that could not judge (its health signal's
+ * credentials unreadable), or whose last rollout halted with a failing project still holding the
+ * change (exit 4). Whether --journal (or the default place) holds an unfinished rollout.
  */
 export async function hasUnfinishedRollout(
   client: ApiClient,
@@ -107,7 +100,7 @@ export async function hasUnfinishedRollout(
   return unfinished !== undefined;
 }
 
-/** What apply will do with the manifest's last rollout, on stderr (plan and --dry-run say it too). */
+/** Plan and --dry-run say it too. */
 export async function noteLastRollout(
   client: ApiClient,
   desired: DesiredState,
@@ -120,10 +113,7 @@ export async function noteLastRollout(
   if (notice !== undefined) writeNotices([notice], io);
 }
 
-/**
- * Runs (or finishes) the rollout of `run.plan`; returns the waves' merged report. Ends with an
- * error whose exit code says how it ended when it did not complete: 4 halted, 1 stopped, 130/143.
- */
+/** Returns the waves' merged report; one that did not complete throws: 4 halted, 1 stopped, 130/143. */
 export async function applyRollout(run: RolloutRunFlags): Promise<ApplyReport> {
   const { flags, io, interrupts, whole, onEnd, ...given } = run;
   const webhooks = await createWebhookSender(flags, io, {
@@ -192,7 +182,6 @@ const ROLLOUT_TITLES: Record<RolloutOutcome["result"], string> = {
   interrupted: "interrupted",
 };
 
-/** How the rollout ended, in lines for people: the output's and the job summary's. */
 function outcomeText(outcome: RolloutOutcome, journalPath: string): string {
   if (outcome.result === "complete") {
     const { unjudged } = outcome;
@@ -218,7 +207,6 @@ function outcomeText(outcome: RolloutOutcome, journalPath: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** A halt's first lines: the wave, its failing projects, then the waves rolled back (none: none). */
 function haltLines(wave: string, failing: readonly ProjectHealth[], undone: readonly UndoneWave[]): string[] {
   return [
     `Rollout halted in wave "${wave}": failing projects:`,

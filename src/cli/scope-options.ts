@@ -1,5 +1,5 @@
 // The scope, guard and targeting options of plan, apply and watch, and what they make for the use
-// case that plans (src/run/plan-manifest.ts): the scope, and the planner's settings with a progress line.
+// case that plans (src/run/plan-manifest.ts).
 
 import type { Command } from "commander";
 import { Option } from "commander";
@@ -13,11 +13,10 @@ import { createProgress } from "./progress.js";
 import { collect, familyOption } from "./shared-options.js";
 
 export interface ScopeFlags {
-  /** --takeover: with `owner:`, configs may claim records another owner marked. */
   takeover?: boolean;
   project?: string[];
   family?: FamilyName[];
-  /** Each option with a default is always given. */
+  /** Options with a default are always given. */
   maxDeletePercent: string;
   maxUpdatePercent: string;
   shard?: string;
@@ -26,7 +25,7 @@ export interface ScopeFlags {
   allowDestroy?: string[];
 }
 
-/** A repeatable option of record-name globs; an empty one is refused as it is parsed. */
+/** An empty glob is refused as it is parsed. */
 function globOption(flags: string, description: string): Option {
   const flag = flags.split(" ")[0] ?? flags;
   return new Option(flags, description).argParser((value: string, previous: string[] | undefined) => {
@@ -74,7 +73,6 @@ export function addScopeOptions(command: Command): Command {
     );
 }
 
-/** --max-delete-percent and --max-update-percent, checked: the shares the guards allow. */
 export function guardLimitsOf(
   flags: ScopeFlags,
 ): Required<Pick<PlanOptions, "maxDeletePercent" | "maxUpdatePercent">> {
@@ -84,15 +82,10 @@ export function guardLimitsOf(
   };
 }
 
-/** The projects and families the flags narrow a run to. */
 export function scopeOf(flags: ScopeFlags): PlanScope {
   return { project: flags.project, family: flags.family, shard: flags.shard };
 }
 
-/**
- * The planner's settings from the flags (each checked: a bad value is a usage error), with the
- * read's progress on a terminal.
- */
 export function planSettingsOf(
   flags: ScopeFlags & ConnectionFlags,
   io: CliIo,

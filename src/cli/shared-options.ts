@@ -1,7 +1,5 @@
 // Options that several commands share, so that each is spelt, described and checked the same way
-// everywhere: `--family`, `--format`, `-o/--out`, the manifest's `-f`, `--var` and `--var-file`
-// (loading it is src/run/load-manifest.ts), repeatable options, the error for a bad value, and old
-// spellings kept for a while with a warning.
+// everywhere; old spellings are kept for a while with a warning.
 
 import { type Command, Option } from "commander";
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
@@ -19,7 +17,7 @@ function suggestFamily(value: string): FamilyName | undefined {
   return containing.length === 1 ? containing[0] : undefined;
 }
 
-/** `value` as `parse` reads it (undefined: not valid), or the usage error `FLAG must be WHAT, not "VALUE"`. */
+/** `parse` returns undefined for a value that is not valid. */
 export function parseFlag<T>(
   flag: string,
   value: string,
@@ -31,12 +29,11 @@ export function parseFlag<T>(
   return parsed;
 }
 
-/** The parser of a repeatable option: each use adds its value to the list. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** A --family value, or the one error for one that is not a family, whichever command it was given to. */
+/** The one error for a family that is not one, whichever command it was given to. */
 function parseFamily(value: string): FamilyName {
   if (isFamilyName(value)) return value;
   const suggestion = suggestFamily(value);
@@ -46,10 +43,6 @@ function parseFamily(value: string): FamilyName {
   );
 }
 
-/**
- * `--family NAME`: one of the two families, checked as it is parsed. `repeatable` collects several
- * (plan, apply, export select families); otherwise the command acts on one record's family.
- */
 export function familyOption(description: string, options: { repeatable: boolean }): Option {
   const option = new Option("--family <name>", description).choices(FAMILY_NAMES);
   // The choices stay for --help and completion; the parser gives the same error on every command.
@@ -61,7 +54,6 @@ export function familyOption(description: string, options: { repeatable: boolean
     : option.argParser((value: string) => parseFamily(value));
 }
 
-/** Every format pcsync prints in; each command offers those it can print. */
 export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -69,7 +61,6 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export const TEXT_OR_JSON = ["text", "json"] as const satisfies readonly OutputFormat[];
 export type TextOrJson = (typeof TEXT_OR_JSON)[number];
 
-/** `--format`: one of `formats` (checked by commander), text by default. */
 export function formatOption(
   description = "output format",
   formats: readonly OutputFormat[] = OUTPUT_FORMATS,
@@ -77,31 +68,22 @@ export function formatOption(
   return new Option("--format <format>", description).choices(formats).default("text");
 }
 
-/** `-o, --out FILE`: every command that writes a file names it so. */
 export function outOption(description: string): Option {
   return new Option("-o, --out <file>", description);
 }
 
-/** A second spelling of an option: its value goes to the option it stands for. */
 export interface OptionAlias {
-  /** The spelling, e.g. `--output <file>`. */
   flags: string;
-  /** The attribute of the option it stands for, e.g. `out`. */
   attribute: string;
-  /** How the value joins that option's (repeatable options collect); default: replaces it. */
+  /** Default: the value replaces that option's. */
   merge?: (value: string, previous: unknown) => unknown;
-  /**
-   * A spelling on its way out: hidden from --help, and stderr says, once per run, that it goes
-   * in the next minor version and what to write instead (as the user writes it, e.g. `-o/--out`).
-   */
+  /** A spelling on its way out, hidden from --help and warned about once per run: what to write instead. */
   replacement?: string;
-  /** A synonym kept for good: shown in --help with this text. */
+  /** A synonym kept for good, shown in --help. */
   description?: string;
-  /** With `description`: the values --help and completion offer. */
   choices?: readonly string[];
 }
 
-/** Adds `alias`: a synonym shown in --help, or an old spelling that warns (see OptionAlias). */
 export function addOptionAlias(command: Command, alias: OptionAlias, io: CliIo): void {
   let warned = false;
   const name = alias.flags.split(/[ ,]/)[0] ?? alias.flags;
@@ -141,10 +123,6 @@ export function addOptionAlias(command: Command, alias: OptionAlias, io: CliIo):
   );
 }
 
-/**
- * Adds `-f, --file PATH` (repeatable; none means pcsync.yaml), `--var NAME=VALUE` and
- * `--var-file FILE` (both repeatable); the action gets them as ManifestFlags.
- */
 export function addManifestOption(command: Command): Command {
   command.addOption(
     new Option("-f, --file <path>", "manifest file, or directory of *.yaml/*.yml files; repeatable")
@@ -154,7 +132,6 @@ export function addManifestOption(command: Command): Command {
   return addVariableOptions(command);
 }
 
-/** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */
 export function addVariableOptions(command: Command): Command {
   return command
     .option(

@@ -1,5 +1,5 @@
-// The GitHub step summary: with GITHUB_ACTIONS=true, the markdown plan (and, after an apply or a
-// rollback, what it did) appended to the job's summary file, with the API key as [REDACTED].
+// The GitHub step summary: the markdown plan (and what an apply or a rollback did), with the API key
+// as [REDACTED]; the log shows the text plan, the action hands this on for the pull request's comment.
 
 import type { ApplyReport } from "../apply/types.js";
 import { appendToFile } from "../files/append-file.js";
@@ -9,12 +9,6 @@ import { renderApplyReport } from "../render/apply-report.js";
 import { type PlanNotice, renderMarkdown } from "../render/index.js";
 import { type CliIo, redactForDisplay } from "./cli-io.js";
 
-/**
- * With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary (and, after an
- * apply, what it did): text for people, so the API key is shown as [REDACTED]. The summary is a
- * regular file, and private (0600) where this user may make it so (see appendToFile). The log
- * shows the text plan; the action hands this markdown on for the pull request's comment.
- */
 export async function appendStepSummary(
   plan: Plan,
   io: CliIo,
@@ -23,9 +17,8 @@ export async function appendStepSummary(
     forced?: boolean;
     report?: ApplyReport;
     command?: "apply" | "rollback";
-    /** Lines the run printed after its report (how a rollout ended), shown under it. */
+    /** Lines the run printed after its report (how a rollout ended). */
     after?: string;
-    /** Shown above the plan (a halted rollout's refusal to come). */
     notices?: readonly PlanNotice[];
   } = {},
 ): Promise<void> {
@@ -60,7 +53,6 @@ const MARKDOWN_MAX_CHARS = 60_000;
 /** Lines of an apply's report in the summary; the log has them all. */
 const REPORT_MAX_LINES = 40;
 
-/** What an apply or a rollback did, as its log says it, in a code block under the plan. */
 function reportMarkdown(report: ApplyReport, command: "apply" | "rollback", after: string): string {
   const chunks: string[] = [];
   renderApplyReport(report, { write: (chunk: string) => chunks.push(chunk) }, { colour: false, command });
@@ -73,7 +65,6 @@ function reportMarkdown(report: ApplyReport, command: "apply" | "rollback", afte
   return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
 }
 
-/** `text`'s lines, at most REPORT_MAX_LINES: past that, a line that says so, then its last `keepLast`. */
 function capLines(text: string, keepLast: number): string[] {
   const lines = text.trimEnd() === "" ? [] : text.trimEnd().split("\n");
   if (lines.length <= REPORT_MAX_LINES) return lines;

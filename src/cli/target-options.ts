@@ -23,9 +23,8 @@ export interface TargetFlags {
 }
 
 /**
- * Adds `--project`, `--config` and `--family`. They are checked by `readTarget` rather than made
- * commander's required options: commander reports a missing required option before an unknown
- * one, so `--projcet 1` would say "--project not specified" instead of suggesting the right name.
+ * Checked by `readTarget`, not made required: commander reports a missing required option before an
+ * unknown one, so `--projcet 1` would say "--project not specified" instead of suggesting the name.
  */
 export function addTargetOptions(command: Command): Command {
   return command
@@ -45,7 +44,6 @@ export function readTarget(flags: TargetFlags): Target {
   return { project, family: flags.family, config };
 }
 
-/** A flag the command cannot run without; `example` shows the user what to add. */
 export function requireFlag(value: string | undefined, flag: string, example: string): string {
   if (value === undefined || value.trim() === "") {
     throw new InputError("usage", `${flag} is required (e.g. ${example})`);
@@ -57,10 +55,7 @@ export function describeRecord(record: PluginConfigRecord): string {
   return record.name === null ? `config ${record.id}` : `${quoteServerText(record.name)} (id ${record.id})`;
 }
 
-/**
- * Connects, finds the record `target` names (see findConfigRecord), and runs `act` on it; a refusal
- * of the key is explained as one of `action` (explainRefusal). The client is closed at the end.
- */
+/** A refusal of the key is explained as one of `action` (explainRefusal). */
 export async function actOnConfigRecord(
   target: Target,
   searched: readonly FamilyName[],

@@ -26,17 +26,14 @@ Examples:
     });
 
 export interface CompletionOption {
-  /** The option's flags, short first: `["-f", "--file"]`. */
+  /** Short first. */
   flags: string[];
   description: string;
   takesValue: boolean;
-  /** What the value is called in help (`file`, `id`), for the shells that show it. */
   valueName: string;
-  /** Values to offer; empty when they cannot be listed. */
   choices: string[];
-  /** Whether the value is a path, completed from the file system. */
   files: boolean;
-  /** Whether the option may be given more than once (zsh offers it again). */
+  /** zsh offers it again. */
   repeatable: boolean;
 }
 
@@ -44,7 +41,7 @@ export interface CompletionCommand {
   name: string;
   description: string;
   options: CompletionOption[];
-  /** Values of the command's first positional argument, when it has a fixed set. */
+  /** The first positional argument's, when it has a fixed set. */
   argumentChoices: string[];
 }
 
@@ -59,10 +56,7 @@ export interface CompletionTree {
 const SAFE_TOKEN = /^[\w.:@%+,/=-]+$/;
 const FILE_VALUE = /(file|path|dir|directory)$/i;
 
-/**
- * Reads the program tree. `valueChoices` offers values for options that take a free value but have
- * a known set (e.g. `--family`), by long flag.
- */
+/** `valueChoices`, by long flag: the known set of an option that takes a free value. */
 export function describeProgram(
   program: Command,
   valueChoices: Readonly<Record<string, readonly string[]>> = {},
@@ -122,8 +116,6 @@ export function renderCompletion(tree: CompletionTree, shell: Shell): string {
   const renderers = { bash: renderBash, zsh: renderZsh, fish: renderFish } satisfies Record<Shell, unknown>;
   return renderers[shell](tree);
 }
-
-// ---- bash ----
 
 function renderBash(tree: CompletionTree): string {
   const fn = `_${tree.name.replace(/\W/g, "_")}_completion`;
@@ -189,8 +181,6 @@ ${cases.join("\n")}
 complete -F ${fn} ${tree.name}
 `;
 }
-
-// ---- zsh ----
 
 function zshQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
@@ -262,8 +252,6 @@ else
 fi
 `;
 }
-
-// ---- fish ----
 
 function fishQuote(text: string): string {
   return `'${text.replace(/[\\']/g, (character) => `\\${character}`)}'`;

@@ -1,5 +1,5 @@
-// `pcsync demo` (npm run demo): the whole rhythm on the embedded default. Starts the emulator
-// in-process with example data, plans and applies examples/ against it, then plans again.
+// `pcsync demo` (npm run demo): plans and applies examples/ against an in-process emulator with
+// example data, then plans again.
 
 import { randomBytes } from "node:crypto";
 import { relative } from "node:path";
@@ -19,7 +19,7 @@ interface DemoFlags {
   varFile?: string[];
 }
 
-/** A command registrar that also takes `runCli`: the demo's steps are pcsync runs. */
+/** Also takes `runCli`: the demo's steps are pcsync runs. */
 export const registerDemoCommand = (
   io: CliIo,
   setExit: (code: ExitCode) => void,

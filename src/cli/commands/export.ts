@@ -40,7 +40,7 @@ interface ExportFlags extends ConnectionFlags, Pick<ManifestInput, "var" | "varF
   out?: string;
 }
 
-/** The manifest export -o updates, or undefined if there is none yet; one it cannot read is an error. */
+/** Undefined if there is none yet; one it cannot read is an error. */
 async function readExisting(path: string, shown: string): Promise<string | undefined> {
   try {
     return await readFile(path, "utf8");

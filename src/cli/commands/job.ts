@@ -23,7 +23,6 @@ interface JobFlags extends ConnectionFlags, TargetFlags {
   format: TextOrJson;
 }
 
-/** `--payload`: a JSON object, checked before anything is sent. */
 export function parsePayload(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   let value: unknown;
@@ -59,7 +58,7 @@ Examples:
     .option("--type <job>", "the name of the job to run (required)")
     .option("--payload <json>", "the job's payload, a JSON object (default: {})")
     .addOption(formatOption("text, or json: one object naming the job and the record", TEXT_OR_JSON));
-  // `--type` is the contract's name; `--job` says the same.
+  // `--type` is the contract's name.
   addOptionAlias(
     command,
     { flags: "--job <name>", description: "the same as --type", attribute: "type" },

@@ -1,6 +1,5 @@
 // `pcsync logs`: the log entries of a plugin config, filtered, newest first; `--follow` keeps polling
-// and prints new entries as they arrive, like `tail -f`. Its time flags take an ISO-8601 time or a
-// duration back from now; an entry prints as a text line coloured by type, or as a JSON object.
+// and prints new entries as they arrive, like `tail -f`.
 
 import { Option } from "commander";
 import type { LogEntry, LogQuery } from "../../api/index.js";
@@ -38,7 +37,6 @@ import {
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const;
 export type LogType = (typeof LOG_TYPES)[number];
 
-/** `--type` (or `--level`) values, case-insensitive and comma-separable (`--type warn,error`), deduplicated. */
 export function parseLogTypes(values: readonly string[]): LogType[] {
   const types = new Set<LogType>();
   for (const value of values.flatMap((item) => item.split(","))) {
@@ -81,10 +79,7 @@ export function formatLogEntry(entry: LogEntry, format: TextOrJson, colour: bool
 // A date is required so that a bare number ("15") is never taken for a year or an epoch.
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-/**
- * `--since`/`--until`: an ISO-8601 time (a date alone means its midnight UTC; a time without an
- * offset is local time, as `Date.parse` reads it) or a duration ago.
- */
+/** A date alone means its midnight UTC; a time without an offset is local time, as `Date.parse` reads it. */
 export function parseTimeFlag(value: string, flag: string, now: number): Date {
   const duration = parseDuration(value);
   if (duration !== undefined) return new Date(now - duration);
@@ -173,7 +168,7 @@ Examples:
     .option("--follow", "keep polling and print new entries as they arrive; stop with Ctrl-C")
     .option("--interval <seconds>", "with --follow: seconds between polls", "2")
     .addOption(formatOption("text, or json: one JSON object per line", TEXT_OR_JSON));
-  // `--type` is the contract's name; `--level` says the same, and both join.
+  // `--type` is the contract's name.
   addOptionAlias(
     command,
     {

@@ -21,7 +21,6 @@ import { type CommandRegistrar, newCommand } from "../command.js";
 import { untilStopSignal } from "../early-signals.js";
 import { collect } from "../shared-options.js";
 
-/** The option values as commander hands them over: strings, unchecked. */
 export interface RawServeOptions {
   port?: string;
   host?: string;
@@ -54,7 +53,6 @@ function parseInteger(flag: string, raw: string, min: number, max: number, what:
   return value;
 }
 
-/** A decimal from 0 to `max`: a fault's share of requests, or --log-rate. */
 function parseDecimal(flag: string, raw: string, max: number, what: string): number {
   const value = /^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= 0 && value <= max)) throw new InputError("usage", `${flag} must be ${what}, got "${raw}"`);
@@ -112,10 +110,7 @@ export function parseKeySpec(spec: string): ApiKeySpec {
 
 const RATE_WINDOWS = { min: "perMinute", minute: "perMinute", h: "perHour", hour: "perHour" } as const;
 
-/**
- * Parses `--rate-limit`: `N` (per minute), or windows such as `480/minute,4800/hour`, the real
- * service's limits.
- */
+/** `N` (per minute), or windows such as `480/minute,4800/hour`, the real service's limits. */
 export function parseRateLimit(spec: string): { perMinute?: number; perHour?: number } {
   const limits: { perMinute?: number; perHour?: number } = {};
   for (const part of spec.split(",")) {
@@ -133,7 +128,6 @@ export function parseRateLimit(spec: string): { perMinute?: number; perHour?: nu
   return limits;
 }
 
-/** A delay of a fault, in whole milliseconds up to 10 minutes. */
 function parseMs(flag: string, raw: string): number {
   return parseInteger(flag, raw, 0, 600_000, "a whole number of milliseconds up to 600000 (10 minutes)");
 }

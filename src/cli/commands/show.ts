@@ -1,5 +1,5 @@
 // `pcsync show PLAN`: prints a plan saved by `plan --out` as `plan` printed it, in any format, as
-// `terraform show` does: for a reviewer, a CI log, or a pull-request comment. Reads no server.
+// `terraform show` does. Reads no server.
 
 import { readSavedPlan } from "../../apply/check-saved-plan.js";
 import { EXIT_CHANGES } from "../../errors.js";

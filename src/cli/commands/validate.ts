@@ -10,12 +10,8 @@ import { type CommandRegistrar, newCommand } from "../command.js";
 import { addManifestOption, formatOption, TEXT_OR_JSON, type TextOrJson } from "../shared-options.js";
 
 /**
- * `validate --format json`: one document on stdout, whether the manifest is valid or not. Version 1:
- * `{version, valid, files, summary: {projects, configs, errors, warnings}, diagnostics: [{file,
- * line, col, severity, message}]}`; projects and configs are null when the manifest is invalid,
- * line and col 0 for a problem of a whole file; errors come before warnings, each in file order.
- * `resolvedAtPlanTime: [{set, file, line}]` names the project sets that say `projects: all`: their
- * projects are read at plan time, so the counts hold only the projects the manifest names.
+ * `validate --format json`, whether the manifest is valid or not; line and col are 0 for a problem of
+ * a whole file. The counts hold only the projects the manifest names, not those of `projects: all`.
  */
 export function validationDocument(result: LoadResult): string {
   const value = result.errors.length === 0 ? result.value : undefined;
@@ -45,7 +41,6 @@ export function validationDocument(result: LoadResult): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-/** The project sets that say `projects: all`, resolved only at plan time. */
 function setsOfAllProjects(desired: LoadedManifest | undefined) {
   return desired?.unresolved?.sets.filter((set) => set.projects === "all") ?? [];
 }

@@ -1,5 +1,4 @@
-// `pcsync watch`: reconcile continuously. Its options are parsed and checked here; the service
-// itself is in src/watch/.
+// `pcsync watch`: reconcile continuously. Its options are checked here; the service is src/watch/.
 
 import { type Command, Option } from "commander";
 import { parseDuration } from "../../duration.js";
@@ -51,7 +50,7 @@ const MAX_JITTER_PERCENT = 50;
 const MAX_MANIFEST_SETTLE_MS = 3_600_000;
 const MAX_ROLLOUT_SETTLE_MS = 24 * 3_600_000;
 
-/** A flag's duration from `min` to `max` ms (a bare `0` is 0 ms), or undefined. */
+/** A bare `0` is 0 ms. */
 function durationWithin(min: number, max: number): (value: string) => number | undefined {
   return (value) => {
     const ms = value.trim() === "0" ? 0 : parseDuration(value);
@@ -174,8 +173,7 @@ Examples:
       "a whole number ≥ 0 (0: keep all)",
       (value) => (/^\d+$/.test(value) ? Number(value) : undefined),
     );
-    // A metrics file pcsync may not write is refused before the first cycle, as plan's -o is; one
-    // that fails later (a full disk) is a warning at each cycle.
+    // Refused before the first cycle, as plan's -o is; one that fails later (a full disk) warns.
     if (flags.metricsFile !== undefined)
       await checkMetricsFile(flags.metricsFile, {
         cwd: io.cwd,
@@ -225,8 +223,8 @@ Examples:
             if (fromManifest) throw error;
             return undefined;
           });
-          // Where only the manifest can name the server, one that does not load says why there is
-          // none (a typo beside server.base_url), not "no server given".
+          // Where only the manifest can name the server, one that does not load says why (a typo
+          // beside server.base_url), not "no server given".
           if (
             fromManifest &&
             loaded !== undefined &&
