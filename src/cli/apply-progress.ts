@@ -40,7 +40,6 @@ export function createApplyProgress(
   total: number,
   options: {
     clock?: ApplyProgressClock;
-    heartbeatMs?: number;
     /** Until when the service's rate limit holds every request (the client's limiter). */
     pausedUntil?: () => number;
   } = {},
@@ -77,7 +76,7 @@ export function createApplyProgress(
       },
     };
   }
-  const stop = clock.every(options.heartbeatMs ?? HEARTBEAT_MS, () => {
+  const stop = clock.every(HEARTBEAT_MS, () => {
     if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed(), pause())}\n`);
   });
   return {

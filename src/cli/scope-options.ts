@@ -86,11 +86,7 @@ export function scopeOf(flags: ScopeFlags): PlanScope {
   return { project: flags.project, family: flags.family, shard: flags.shard };
 }
 
-export function planSettingsOf(
-  flags: ScopeFlags & ConnectionFlags,
-  io: CliIo,
-  options: Pick<PlanSettings, "refuseFamilyOnly" | "onProjectPlanned"> = {},
-): PlanSettings {
+export function planSettingsOf(flags: ScopeFlags & ConnectionFlags, io: CliIo): PlanSettings {
   const target = flags.target ?? [];
   const exclude = flags.exclude ?? [];
   const progress = createProgress(io);
@@ -102,7 +98,6 @@ export function planSettingsOf(
       ...(target.length > 0 || exclude.length > 0 ? { targets: { target, exclude } } : {}),
       takeover: flags.takeover === true,
     },
-    ...options,
     onProgress: (read) => {
       progress.update(
         "read",

@@ -129,7 +129,7 @@ export function describePartial(plan: Plan): string | undefined {
 }
 
 /** --force overrides the guards, except protection, which only --allow-destroy lifts. */
-export function describeGuardOverride(plan: Plan, forced = false): string {
+export function describeGuardOverride(plan: Plan, forced: boolean): string {
   const guarded = plan.guards.some((guard) => guard.rule === "protected");
   const forceable = plan.guards.some((guard) => guard.rule !== "protected");
   if (!guarded) return forced ? "overridden by --force." : "apply will refuse this plan unless --force.";
