@@ -26,10 +26,7 @@ export function refuseUnanswerable(
   }
 }
 
-/**
- * Asks on stderr (stdout may be redirected); only the exact word `yes` approves, and stdin ending
- * before a line is a no.
- */
+/** Asks on stderr (stdout may be redirected); only the exact word `yes` approves, and EOF is a no. */
 export async function askForYes(stdin: Readable, stderr: Writable, question: string): Promise<boolean> {
   // Not `terminal: true`: that would take Ctrl-C for itself, and a Ctrl-C must stop the run as
   // it does everywhere else, through the SIGINT handler of apply.

@@ -127,10 +127,7 @@ export function concurrencyOf(flags: ConnectionFlags): number {
   return parsePositiveInt(flags.concurrency, "--concurrency");
 }
 
-/**
- * A testing seam: every duration of the client multiplied by one factor, so that tests that shrink
- * time keep the proportions users get.
- */
+/** A testing seam: every duration of the client scaled, so that shrunk tests keep users' proportions. */
 function timeScaleOf(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.PCSYNC_TIME_SCALE;
   if (raw === undefined || raw === "") return undefined;

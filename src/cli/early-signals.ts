@@ -65,10 +65,7 @@ export function listenForStopSignals(onSignal: (name: InterruptSignal) => void):
   };
 }
 
-/**
- * Runs `run` with a signal that the first SIGINT or SIGTERM aborts; the listeners go then, so that a
- * second signal ends the process as usual.
- */
+/** The first SIGINT or SIGTERM aborts `run`'s signal; a second then ends the process as usual. */
 export async function untilStopSignal<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   const dispose = listenForStopSignals(() => {
@@ -88,10 +85,7 @@ export function releaseEarlySignals(): void {
   releaseHeld = undefined;
 }
 
-/**
- * The binary only: once a command that handles signals stops listening, a signal has nothing left
- * to stop, so it is ignored where Node would end the process as if the run had been stopped.
- */
+/** The binary only: once a command stops listening, a signal must not end the process as if stopped. */
 export function holdAfterCommand(): void {
   if (!inBinary || heldAfterCommand) return;
   heldAfterCommand = true;

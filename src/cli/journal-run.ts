@@ -52,7 +52,7 @@ export async function applyJournaled(
     alsoKnown?: CurrentState | undefined;
     /** The journal may not be one of them. */
     inputs: readonly RunInput[];
-    /** For the caller to end its output with the journal's lines; without it, or on a throw, stderr at once. */
+    /** For the caller to end its output with the journal's lines; without it, or on a throw, on stderr. */
     endWith?: ((ending: { lines: string; path: string }) => void) | undefined;
   },
 ): Promise<ApplyReport> {

@@ -15,10 +15,7 @@ export interface OutputLoss {
 
 type Target = Writable & { isTTY?: boolean };
 
-/**
- * Keeps back only the end of a write that could be the start of a secret form, until the next write
- * or `flush()`; each write is passed on at once, so stdout and stderr stay in order.
- */
+/** Keeps back only a write's end that could start a secret form; the rest passes at once, in order. */
 export class RedactingWriter extends Writable {
   readonly #target: Target;
   readonly #registry: SecretRegistry;
@@ -122,7 +119,7 @@ export class OutputEdge {
     return result.text;
   }
 
-  /** Renderers shorten and diff long strings: a key cut in two would no longer be recognised by the writers. */
+  /** Renderers shorten and diff long strings: a key cut in two would escape the writers. */
   redactForDisplay<T>(value: T): T {
     const result = redactDeep(value, this.registry);
     this.#redactions += result.count;

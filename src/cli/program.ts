@@ -122,10 +122,7 @@ ${describeExitCodes(undefined)}`,
   return program;
 }
 
-/**
- * Never throws. Output goes through `given.edge` if it has one (the binary's, or an outer run's),
- * else through a new output edge that is finished here.
- */
+/** Never throws; output goes through `given.edge` (the binary's, an outer run's) or a new one. */
 export async function runCli(argv: readonly string[], given: GivenIo): Promise<ExitCode> {
   const secrets = given.secrets ?? given.edge?.registry ?? new SecretRegistry();
   registerSecretWords(given.env[API_KEY_ENV] ?? "", secrets);
@@ -160,10 +157,7 @@ export async function runCli(argv: readonly string[], given: GivenIo): Promise<E
   }
 }
 
-/**
- * A user may try `--api-key KEY`: its value is registered as a secret so that nothing printed later
- * shows it, and the first such flag's name is returned for the error that answers it.
- */
+/** A `--api-key KEY` value is registered as a secret, never to be printed; returns the first such flag. */
 function registerMistypedKeyFlags(argv: readonly string[], secrets: SecretRegistry): string | undefined {
   let first: string | undefined;
   const end = argv.indexOf("--");

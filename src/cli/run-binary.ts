@@ -30,10 +30,7 @@ const { stdout, stderr, stdin, env } = process;
 const io = withOutputEdge({ stdout, stderr, stdin, env, cwd: process.cwd() }, stopOnOutputLoss);
 const { edge } = io;
 
-/**
- * A command that only reads stops as soon as nobody can read its output; apply and job go on (see
- * OutputEdge.keepRunningFor) and say so when they end.
- */
+/** A command that only reads stops once nobody can read its output; apply and job go on (keepRunningFor). */
 function stopOnOutputLoss(loss: OutputLoss): void {
   if (edge.keepRunningFor !== undefined) return;
   if (!isQuietLoss(loss))

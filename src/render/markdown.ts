@@ -100,7 +100,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   return `${[PLAN_COMMENT_MARKER, title, summary, `_Details not shown; ${FULL_PLAN_HINT}._`].join("\n\n")}\n`;
 }
 
-/** Outside code blocks: nobody mentioned nor (unless `issueLinks`, for the caller's title) any issue linked. */
+/** Outside code blocks: nobody mentioned, no issue linked (unless `issueLinks`: the caller's title). */
 export function escapeText(text: string, options: { issueLinks?: boolean } = {}): string {
   const specials = options.issueLinks ? TEXT_SPECIALS_BUT_ISSUES : TEXT_SPECIALS;
   return escapeControl(text).replace(specials, (character) =>

@@ -41,10 +41,7 @@ interface RollbackFlags extends ConnectionFlags {
   out?: string;
 }
 
-/**
- * For the rollback_conflict refusal. A description is shown with its owner mark when either side
- * carries one (description-view.ts): a mark added or taken away is the difference then.
- */
+/** A description shows its owner mark when either side carries one: the mark may be the difference. */
 function describeConflicts(conflicts: readonly RollbackConflict[]): string[] {
   return conflicts.map((conflict) => {
     if (conflict.field === "record") return `${describeRecordAt(conflict)} was changed since`;

@@ -87,10 +87,7 @@ function parseScopes(raw: string, spec: string): string[] | null {
   return scopes;
 }
 
-/**
- * Parses `KEY[:scopes[:projects]]`. Scopes contain colons themselves (`plugin:read`), so the
- * projects part is only what follows the last colon, and only when it looks like project ids.
- */
+/** `KEY[:scopes[:projects]]`: scopes hold colons, so projects follow the last colon, if it is ids. */
 export function parseKeySpec(spec: string): ApiKeySpec {
   const firstColon = spec.indexOf(":");
   const key = firstColon === -1 ? spec : spec.slice(0, firstColon);
