@@ -1,9 +1,5 @@
 // Signals while pcsync starts, before the command has handling of its own: the binary holds them
 // first thing, so that one ends the run with "Nothing was changed" instead of silently.
-// apply and rollback take the signals over once their handling is in place; every other command
-// lets go as its action starts, so a signal during its requests (a job's POST) is never reported as
-// having changed nothing. SIGHUP is a reload for watch (systemd's ExecReload), held from the first
-// module to the exit; other commands leave it, so a terminal that hangs up still ends them.
 
 import { type InterruptSignal, SIGNAL_EXIT_CODES } from "../errors.js";
 
@@ -37,8 +33,9 @@ let hangUpWaiting = false;
 let hangUpsTaken = false;
 
 /**
- * A reload may come at any moment (while watch starts, or drains its webhooks at the stop), and none
- * may end it: the hold stays until exit, remembering a SIGHUP until watch listens itself.
+ * SIGHUP is a reload for watch (systemd's ExecReload), at any moment (as it starts, as it drains its
+ * webhooks at the stop): held until exit, and remembered until watch listens itself. Other commands
+ * leave it, so a terminal that hangs up still ends them.
  */
 function holdHangUps(): void {
   process.on("SIGHUP", () => {
@@ -79,7 +76,10 @@ export async function untilStopSignal<T>(run: (signal: AbortSignal) => Promise<T
   }
 }
 
-/** Called once a command's own listeners are installed, or as the action of one without any starts. */
+/**
+ * Called by apply and rollback once their own handling listens, and as any other command's action
+ * starts: a signal during its requests (a job's POST) must not be reported as having changed nothing.
+ */
 export function releaseEarlySignals(): void {
   releaseHeld?.();
   releaseHeld = undefined;
