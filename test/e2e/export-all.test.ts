@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { ProfileName } from "../../src/emulator/index.js";
+import { runBuiltCli } from "../support/cli.js";
 import { storedRecord } from "../support/emulator-data.js";
 import { FE, PC } from "../support/families.js";
 import { fleetData } from "../support/fleet-data.js";
@@ -96,6 +97,13 @@ describe.concurrent("export project selection", () => {
     const neither = await server.run(["export"]);
     expect(neither.code).toBe(1);
     expect(neither.stderr).toContain("--project <id> or --all is required");
+    // Before the connection too: with no server and no key given, the usage error still comes first.
+    for (const args of [["export", "--all", "--project", "1"], ["export"], ["export", "--project", ""]]) {
+      const unconnected = await runBuiltCli(args, { env: {} });
+      expect(unconnected.code, unconnected.stderr).toBe(1);
+      expect(unconnected.stderr).toMatch(/not both|is required|--project <id>/);
+      expect(unconnected.stderr).not.toMatch(/base URL|API key/i);
+    }
   });
 
   it("a key that sees no project: --all says so (exit 1) and writes nothing", async ({ onTestFinished }) => {

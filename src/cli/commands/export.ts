@@ -82,6 +82,15 @@ Examples:
     if (!flags.all && flags.project === undefined) {
       throw new InputError("usage", "--project <id> or --all is required (e.g. --project 1)");
     }
+    if (flags.all && flags.project !== undefined) {
+      throw new InputError(
+        "usage",
+        "give either --all or --project <id>, not both (--all already exports every project)",
+      );
+    }
+    const projects = (flags.project ?? []).map((project) =>
+      requireFlag(project, "--project <id>", "--project 1"),
+    );
     // Before any request: a broken var file ends the command, as it does for plan.
     const variables = await loadVariablesOrThrow(flags, io);
     // Before any request: an output pcsync may not write, and --templates does not merge into a
@@ -98,15 +107,6 @@ Examples:
     if (flags.out && existing !== undefined) parseManifestTarget(existing, flags.out);
     const client = await createClientFromFlags(flags, io);
     try {
-      if (flags.all && flags.project !== undefined) {
-        throw new InputError(
-          "usage",
-          "give either --all or --project <id>, not both (--all already exports every project)",
-        );
-      }
-      const projects = (flags.project ?? []).map((project) =>
-        requireFlag(project, "--project <id>", "--project 1"),
-      );
       const exported = await readExport(client, {
         projects: flags.all ? "all" : projects,
         families: flags.family ?? FAMILY_NAMES,
