@@ -1,6 +1,5 @@
-// The owner rules, checked again on the state apply re-read (a saved plan, or one that waited for
-// "yes"): a plan with an owner deletes only records with its mark, and writes to another's record
-// only as the adoption or takeover it planned. A hand-edited plan gets no more than a planned one.
+// The owner rules, checked again on the state apply re-read, so a hand-edited or waiting plan gets no
+// more than a planned one: delete only marked records, write another's only as planned adoption/takeover.
 
 import { readMark } from "../owner-mark.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -11,7 +10,6 @@ function describeOwner(owner: string | null): string {
   return owner === null ? "no owner mark" : `the mark of owner "${owner}"`;
 }
 
-/** Why the plan breaks the owner rules on `current`; empty when it keeps them. */
 export function findOwnerProblems(plan: Plan, current: CurrentState): string[] {
   const problems: string[] = [];
   const owner = plan.owner;

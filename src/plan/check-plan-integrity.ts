@@ -1,7 +1,5 @@
-// Checks that a saved plan holds together before anything is read or written: every change carries
-// the fingerprint and family data its stale checks need, and nothing in it contradicts what the
-// planner would have made. A plan edited by hand (a change moved to another record or project, a
-// delete appended, a fingerprint removed) is refused here, not applied. Pure: no I/O.
+// Checks that a saved plan holds together before anything is read or written, so that a hand-edited
+// plan (a change moved, a delete appended, a fingerprint removed) is refused, not applied. Pure.
 
 import { type FamilyName, familyKey } from "../families.js";
 import { lookAlikeKey } from "../record-name.js";
@@ -9,7 +7,6 @@ import { describeUntrimmed, isTrimmedField } from "../trim-as-service.js";
 import { recordKey } from "./fingerprint.js";
 import type { FamilyReport, Plan } from "./types.js";
 
-/** Reasons the plan cannot be trusted as the planner made it; empty when it holds together. */
 export function findPlanInconsistencies(plan: Plan): string[] {
   const problems: string[] = [];
   if (plan.server === undefined || plan.server === "") {
@@ -49,7 +46,6 @@ export function findPlanInconsistencies(plan: Plan): string[] {
       problems.push(`${what}: record ${id} is listed as unmanaged, which a plan never touches`);
   };
 
-  // The names creates and renames give, by family: one each.
   const creates = new Set<string>();
   for (const [index, change] of plan.changes.entries()) {
     const what = `changes[${index}] (${change.action}${change.id === null ? "" : ` record ${change.id}`} in project ${change.project} ${change.family})`;
@@ -59,8 +55,7 @@ export function findPlanInconsistencies(plan: Plan): string[] {
       const problem = describeUntrimmed(field, fieldChange.to);
       if (problem !== undefined) problems.push(`${what}: ${problem}`);
     }
-    // The name a create or a rename sends is the one every check of the plan goes by (the
-    // duplicate check here, the stale check, the report): a plan the planner made never has two.
+    // Every check goes by the name a create or rename sends: a plan the planner made never has two.
     const sends = change.fields.name;
     if (
       change.action === "create"

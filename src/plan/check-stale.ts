@@ -1,6 +1,5 @@
-// Decides whether a saved plan still describes the world: pure, from the plan and what apply
-// re-read. Any record the plan touches, or the membership of a family it prunes or reorders,
-// must be as it was when the plan was made.
+// Whether a saved plan still describes what apply re-read: every record it touches, and the membership
+// of every family it prunes or reorders, must be as when it was made. Pure.
 
 import { type FamilyName, type FamilyRef, familyKey, ofFamily } from "../families.js";
 import { idsOfOtherFamiliesIn, isAnotherFamilysConfig, showsOtherFamiliesOf } from "../family-lists.js";
@@ -9,7 +8,6 @@ import type { PluginConfigRecord } from "../wire-types.js";
 import { fingerprintMembership, fingerprintRecord, recordKey } from "./fingerprint.js";
 import type { CurrentState, FamilyReport, Plan } from "./types.js";
 
-/** The families `apply --plan` must re-read: those with a change or a reorder, each once. */
 export function familiesTouchedBy(plan: Pick<Plan, "changes" | "reorders">): FamilyRef[] {
   const refs = new Map<string, FamilyRef>();
   for (const item of [...plan.changes, ...plan.reorders]) {
@@ -18,7 +16,6 @@ export function familiesTouchedBy(plan: Pick<Plan, "changes" | "reorders">): Fam
   return [...refs.values()];
 }
 
-/** Human-readable reasons the plan is stale; empty when it is not. */
 export function findStaleness(plan: Plan, current: CurrentState): string[] {
   const reasons: string[] = [];
   const listOf = (project: string, family: string) =>
@@ -58,9 +55,7 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
       const records = listOf(change.project, change.family) ?? [];
       // Also a look-alike (trim-as-service.ts): on a trimming service it may be the very record.
       const key = change.name === null ? null : lookAlikeKey(change.name);
-      // Not a record of another family that this list also shows (posthog-2024's plugin_configs
-      // lists the frontend apps) and that runs another plugin: the planner never takes one for
-      // the config's record (compute-plan.ts), so the create does not make a second one.
+      // Not another family's record running another plugin: the planner never takes one for the config's.
       const others = idsOfOtherFamiliesIn(current, change.project, change.family);
       const plugin = change.fields.plugin?.to;
       const existing = records.find(
@@ -87,10 +82,8 @@ export function findStaleness(plan: Plan, current: CurrentState): string[] {
 }
 
 /**
- * Whether a family's list holds the records it held when the plan was made: all of them, or, where
- * the plan knew which were another family's (`ownMembership`) and the lists read now tell it
- * again, its own. A frontend app made or deleted since (posthog-2024 lists them in plugin_configs)
- * leaves a plan that prunes or reorders plugin_configs standing; a plugin config does not.
+ * Whether the list holds the records it held when planned: all, or its own (`ownMembership`) where
+ * the lists tell them apart, so a frontend app made since leaves a plugin_configs plan standing.
  */
 export function sameMembership(
   current: CurrentState,

@@ -1,7 +1,5 @@
-// Field comparison between a desired config and a remote record, including the server's habit
-// (posthog-2024) of showing the plugin's own name/description where the record's is null or "".
-// A description is read through description-view.ts: a manifest's text is compared without the
-// owner mark, a value a journal or a write holds as stored, mark included (showsStored).
+// Compares a desired config with a record, allowing for posthog-2024 showing the plugin's own
+// name/description where the record's is null or "" (and for the owner mark: description-view.ts).
 
 import { descriptionText, holdsDescriptionText, storesDescription } from "../description-view.js";
 import type { WritableField } from "../families.js";
@@ -11,19 +9,17 @@ import { isTrimmedField, showsText } from "../trim-as-service.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 import type { FieldChanges, FieldValue } from "./types.js";
 
-/** Fields compared as updates; `order` is handled by the reorder. */
+// `order` is the reorder's.
 const UPDATE_FIELDS = ["plugin", "name", "enabled", "description", "match_action"] as const;
 
-/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+/** A description without its mark. */
 export function shownValue(field: WritableField, record: PluginConfigRecord): FieldValue {
   return field === "description" ? descriptionText(record.description) : (record[field] ?? null);
 }
 
 /**
- * Whether the record shows `written` in `field`. Text counts as stored as sent or as a trimming
- * service (posthog-2024) stores it (trim-as-service.ts). A name or description written as null, or as
- * text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
- * empty value written.
+ * Text counts as stored as sent or as a trimming service stores it (trim-as-service.ts); a null or
+ * blank name or description may come back as the plugin's own (posthog-2024), which counts too.
  */
 export function showsWritten(field: WritableField, written: FieldValue, record: PluginConfigRecord): boolean {
   if (field === "description")
@@ -34,20 +30,13 @@ export function showsWritten(field: WritableField, written: FieldValue, record: 
   return mayShowFilled(field, written) && shown === pluginDefaults(record)[field as "name" | "description"];
 }
 
-/**
- * Whether the record stores `value` in `field` as the service stored it when written: for a
- * description, mark included (a journal's images, a write sent as it is). Other fields as
- * showsWritten.
- */
+/** As showsWritten, but a description is compared mark included (a journal's images, a write as sent). */
 export function showsStored(field: WritableField, value: FieldValue, record: PluginConfigRecord): boolean {
   if (field !== "description") return showsWritten(field, value, record);
   return (value === null || typeof value === "string") && storesDescription(value, record);
 }
 
-/**
- * The fields the manifest sets that differ on the record (order excluded), and how many differences
- * were left alone because the config's `ignore_fields` names the field.
- */
+/** Also counts the differences left alone because `ignore_fields` names the field. */
 export function diffFields(
   desired: DesiredFields,
   record: PluginConfigRecord,
@@ -63,7 +52,6 @@ export function diffFields(
   return { changes, ignored };
 }
 
-/** Whether the config's `ignore_fields` names the field: never compared or written once the record exists. */
 export function isIgnored(desired: DesiredFields, field: IgnorableField | "name"): boolean {
   return field !== "name" && desired.ignore_fields?.includes(field) === true;
 }
@@ -75,12 +63,10 @@ const SERVICE_DEFAULTS = {
   match_action: null,
 } as const satisfies Partial<DesiredFields>;
 
-/** The config's fields as the family manages them: with `fields: all`, the defaults fill what it leaves out. */
 export function managedFields(desired: DesiredFields, mode: FieldsMode | undefined): DesiredFields {
   return mode === "all" ? { ...SERVICE_DEFAULTS, ...desired } : desired;
 }
 
-/** The fields a create sends: everything the manifest sets, `plugin` and `order` always. */
 export function createFields(desired: DesiredFields): FieldChanges {
   const changes: FieldChanges = {};
   const ordered = ["plugin", "name", "enabled", "description", "match_action", "order"] as const;

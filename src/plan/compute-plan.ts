@@ -61,11 +61,7 @@ export interface PlanOptions {
   owner?: string | undefined;
   /** `--takeover`: configs may claim records another owner marked. */
   takeover?: boolean | undefined;
-  /**
-   * A config that matches another owner's record refuses its family only (watch): the plan is made
-   * (the refused family's drift still shows in it), and `refused` names the families that must not
-   * be written. Otherwise the whole plan is refused.
-   */
+  /** Watch: an owner conflict refuses its family only (listed in `refused`), not the whole plan. */
   refuseFamilyOnly?: boolean | undefined;
 }
 
@@ -114,11 +110,7 @@ export interface ProjectPlan
   errors: PlanDiagnostic[];
 }
 
-/**
- * The planner's one entry point: the plan of `desired` against `current`, pure. A reader that
- * plans each project as soon as its lists are in (src/read/read-and-plan.ts) hands those parts in
- * as `planned`; they are not planned again, and every other project is planned here.
- */
+/** `planned`: projects already planned as their lists came in (read-and-plan.ts); the rest are planned here. */
 export function computePlan(
   desired: DesiredState,
   current: CurrentState,
@@ -140,7 +132,6 @@ export function computePlan(
   return { ...assemblePlan(kept, withOwner), refused };
 }
 
-/** Plans one project from its desired families and the lists read for it (see computePlan). */
 export function planProject(
   project: string,
   desired: readonly DesiredFamily[],
@@ -169,11 +160,7 @@ export function planProject(
   return part;
 }
 
-/**
- * Joins the parts of a plan, in the order given: the same parts always make the same plan. With
- * `options.targets` (--target/--exclude), the plan says it is partial. Not a planner: computePlan
- * is; a rollback's plan, made of a journal's inverse, is joined here too.
- */
+/** Joins plan parts in the order given; a rollback's plan (a journal's inverse) is joined here too. */
 export function assemblePlan(
   parts: readonly ProjectPlan[],
   options: PlanOptions = {},
@@ -211,10 +198,9 @@ function mergeFingerprints(parts: readonly ProjectPlan[]): Plan["fingerprints"] 
 }
 
 /**
- * Matches every config of a project to at most one remote record: by pinned id, else by name.
- * Families claim in FAMILIES_IN_CLAIM_ORDER: where one family's list also shows another's records
- * (posthog-2024's plugin_configs lists the frontend apps), a record the manifest keeps in its own
- * family is never claimed, reordered or pruned through the other.
+ * Matches every config of a project to at most one record: by pinned id, else by name. Families
+ * claim in FAMILIES_IN_CLAIM_ORDER so that a record shown in two lists (posthog-2024's plugin_configs
+ * lists the frontend apps) is never claimed, reordered or pruned through the other family.
  */
 function claimRecords(
   input: ProjectInput,
@@ -239,10 +225,8 @@ function claimRecords(
     const byId = new Map(records.map((record) => [record.id, record]));
     const byName = groupBy(records, (record) => record.name);
     const where = `project ${input.project} ${family}`;
-    // A record of another family that this list also shows (posthog-2024's plugin_configs lists the
-    // frontend apps) is a config's of this family by its name only if it runs the config's plugin
-    // (or the config names none): a plugin config may share its name with a frontend app, and is
-    // then another record, never that app changed, disabled or deleted through this family.
+    // Another family's record in this list matches by name only if it runs the config's plugin (or
+    // the config names none): a plugin config may share a frontend app's name and is another record.
     const otherIds = idsOfOtherFamilies(family, input.current.values());
     const mayClaim = (config: DesiredConfig, record: PluginConfigRecord) =>
       !isAnotherFamilysConfig(record, config.fields.plugin, otherIds);
@@ -305,8 +289,8 @@ function claimRecords(
       }
       if (!taken) unmatched.push(config);
     }
-    const report = (config: DesiredConfig, message: string) => reportIn(family, config, message);
     const ownRecords = records.filter((record) => !otherIds.has(record.id));
+    const report = (config: DesiredConfig, message: string) => reportIn(family, config, message);
     for (const [config, record] of claimLookAlikes(unmatched, ownRecords, claims, report, where)) {
       claim({ family, config, record });
     }
@@ -315,10 +299,8 @@ function claimRecords(
 }
 
 /**
- * Configs no record name matched exactly may still name a record whose name only looks the same:
- * it differs in white space at its ends or in Unicode normalisation (NFC "café", NFD "café").
- * Such a record is adopted (the update renames it, keeping its plugin config and secrets) rather
- * than deleted and copied; two or more candidates are an error asking for `id:`.
+ * A config no name matched exactly adopts a record whose name only looks the same (end white space,
+ * NFC/NFD), renaming it and keeping its secrets, rather than delete and copy; two candidates are an error.
  */
 function claimLookAlikes(
   configs: readonly DesiredConfig[],
@@ -356,7 +338,6 @@ function lookAlikeNote(from: string | null, to: string): Pick<PlannedChange, "lo
   return { lookAlike: describeLookAlike(from, to) };
 }
 
-/** Plans one family of the project, adding its changes, reorder, report, guards and fingerprints to `part`. */
 function planFamily(
   part: ProjectPlan,
   input: ProjectInput,
@@ -396,8 +377,7 @@ function planFamily(
     const { name, plugin, order } = desired;
     const via = config.appliedAt === undefined ? {} : { via: formatSource(config.appliedAt) };
     if (desired.deleted === true) {
-      // `deleted: true`: the record goes, if it is there; the config takes no place in the order.
-      // Another owner's record is theirs to delete, as for any write: refused without --takeover.
+      // The config takes no place in the order; another owner's record is refused without --takeover.
       const heldBy = claim && owner ? ownerOf(claim.record) : null;
       if (claim && owner && heldBy !== null && heldBy !== owner.name && !owner.takeover) {
         refuse({ config, record: claim.record, owner: heldBy }, owner, source);
@@ -423,8 +403,7 @@ function planFamily(
       continue;
     }
     const { record } = claim;
-    // A config whose order ignore_fields leaves alone stays where the service has it, not at the
-    // manifest's order: its ties are found there (order-ties.ts).
+    // An ignored order stays where the service has it, and its ties are found there (order-ties.ts).
     const orderIgnored = record.order !== order && isIgnored(desired, "order");
     const keepsOrder = record.order === order || orderIgnored;
     placed.push(
@@ -466,16 +445,14 @@ function planFamily(
     : [];
   appendAll(changes, prunes);
   const prunesSet = new Set(prunes);
-  // With prune, every unclaimed record of the family is deleted (but those of other owners): the
-  // rest is left to tie with.
+  // With prune, every unclaimed record but other owners' is deleted: the rest is left to tie with.
   const unmanaged = desiredFamily.prune ? kept : unclaimed;
   const orderTies: OrderTie[] = findOrderTies(placed, unmanaged);
 
   const selected = selectTargets(changes, moves, options.targets);
   const protect = protectEntries(desiredFamily, claimedNames);
   const where = { project, family, source: familySource };
-  // An owner's prune is measured against the records it may delete or keeps: its own, less those
-  // `deleted: true` deletes anyway.
+  // An owner's prune is measured against its own records, less those `deleted: true` deletes anyway.
   const keptIds = new Set(kept.map((record) => record.id));
   const ownedByThis = desiredFamily.prune ? owned.filter((record) => !keptIds.has(record.id)) : owned;
   const deleteGuard = findGuard(

@@ -8,12 +8,10 @@ function hash(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
-/** Hash of a record's writable fields: a change to any of them changes the fingerprint. */
 export function fingerprintRecord(record: PluginConfigRecord): string {
   return hash(JSON.stringify(WRITABLE_FIELDS.map((field) => record[field] ?? null)));
 }
 
-/** Hash of a family's membership: the sorted ids of its list. */
 export function fingerprintMembership(records: readonly PluginConfigRecord[]): string {
   const ids = records.map((record) => record.id).sort((a, b) => a - b);
   return hash(ids.join(","));

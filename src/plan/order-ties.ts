@@ -4,13 +4,11 @@
 import { groupBy } from "../group-by.js";
 import type { OrderTie, TiedConfig, TiedRecord } from "./types.js";
 
-/** A config of the manifest where the plan leaves it. */
 export type PlacedConfig = TiedConfig & { order: number };
 
-/** What a tie means, in the words every warning about one uses. */
 export const TIE_EFFECT = "which of them runs first is not defined (the service lists them by plugin id)";
 
-/** The items sharing an order with another, grouped by order, lowest first; each group keeps its input order. */
+/** Groups are lowest order first; each keeps its input order. */
 export function groupTiedOrders<T extends { order: number }>(
   items: readonly T[],
 ): { order: number; items: T[] }[] {
@@ -21,12 +19,9 @@ export function groupTiedOrders<T extends { order: number }>(
 }
 
 /**
- * The orders that configs of the manifest, as the plan leaves them, share with another record: an
- * unmanaged one, or another config where `ignore_fields: [order]` left one of them at an order the
- * manifest does not give it. A tie of configs each at the order the manifest gives it is the
- * manifest's own doing, which its checks warn of before any plan; unmanaged records tied only with
- * each other are not the manifest's business: neither is listed. This is the one rule: a config
- * reaches a tie only through one of these, so no setting of the manifest can hide one.
+ * Orders configs share after the plan with an unmanaged record, or with another config where
+ * `ignore_fields: [order]` left one off its manifest order. Ties among configs at their manifest
+ * orders are the manifest checks' to warn of, ties among unmanaged records nobody's: neither is listed.
  */
 export function findOrderTies(
   managed: readonly PlacedConfig[],

@@ -1,6 +1,5 @@
-// The planner's part of `owner:`: which mark each write carries, which claimed records another
-// owner holds, and which unclaimed records prune may delete. Pure; compute-plan.ts calls it. A
-// plan without an owner gets nothing from here, and behaves as it did before owners.
+// The planner's part of `owner:`: which mark each write carries, which claimed records another owner
+// holds, and which unclaimed records prune may delete. A plan without an owner gets nothing from here.
 
 import { pluginDefaults } from "../filled-defaults.js";
 import type { DesiredConfig } from "../manifest/types.js";
@@ -9,9 +8,7 @@ import type { PluginConfigRecord } from "../wire-types.js";
 import type { ChangeMark, FamilyReport, FieldChanges } from "./types.js";
 
 export interface OwnerSettings {
-  /** The manifest's `owner:`. */
   name: string;
-  /** `--takeover`: a record marked by another owner may be claimed (and marked with this one). */
   takeover: boolean;
 }
 
@@ -22,21 +19,15 @@ export interface OwnerConflict {
   owner: string;
 }
 
-/** The owner of a record, as its description's mark says; null when it carries none. */
 export function ownerOf(record: PluginConfigRecord): string | null {
   return readMark(record.description).owner;
 }
 
-/** The mark a create writes. */
 export function markForCreate(owner: OwnerSettings | undefined): { mark?: ChangeMark } {
   return owner === undefined ? {} : { mark: { owner: owner.name } };
 }
 
-/**
- * The mark an update of a claimed record writes, if any: when it changes the description, or when
- * the record changes hands (adopted, or taken over). Undefined `mark` and `conflict` alike: the
- * record is this owner's already, and the change leaves its description alone.
- */
+/** A mark is written when the update changes the description or the record changes hands. */
 export function markForUpdate(
   owner: OwnerSettings | undefined,
   config: DesiredConfig,
@@ -49,8 +40,7 @@ export function markForUpdate(
     return fields.description === undefined ? {} : { mark: { owner: owner.name } };
   if (read.owner !== null && !owner.takeover) return { conflict: { config, record, owner: read.owner } };
   const mark: ChangeMark = { owner: owner.name, from: read.owner };
-  // The text to keep under the mark: the manifest's when it manages the description (whatever
-  // the service shows for it), else what the record has.
+  // The manifest's description when it manages one (whatever the service shows), else the record's.
   if (fields.description === undefined) {
     const desired = config.fields.description;
     mark.keep = desired === undefined ? ownText(record, read.text) : desired;
@@ -58,16 +48,12 @@ export function markForUpdate(
   return { mark };
 }
 
-/**
- * The text a record holds of its own, to keep under a new mark: none where the service shows the
- * plugin's own description for an empty one (posthog-2024), which is not the record's to keep.
- */
+/** None where the service shows the plugin's own description for an empty one (posthog-2024). */
 function ownText(record: PluginConfigRecord, text: string | null): string | null {
   const plugin = pluginDefaults(record).description;
   return plugin !== undefined && record.description === plugin ? null : text;
 }
 
-/** Of the records no config claims, those prune deletes, and those it leaves alone and why. */
 export function splitPrunable(
   owner: OwnerSettings | undefined,
   unclaimed: readonly PluginConfigRecord[],
@@ -92,7 +78,6 @@ export function splitPrunable(
   return { prunable, kept, pruneKept };
 }
 
-/** The owner of an unmanaged record, for an owner's plan: present when it carries a mark. */
 export function unmanagedOwner(
   owner: OwnerSettings | undefined,
   record: PluginConfigRecord,
@@ -102,16 +87,12 @@ export function unmanagedOwner(
   return recordOwner === null ? {} : { owner: recordOwner };
 }
 
-/** The message of a conflict: who holds the record, and the ways on. */
 export function describeOwnerConflict(conflict: OwnerConflict, where: string, ownName: string): string {
   const { config, record, owner } = conflict;
   return `config "${config.fields.name}" matches record ${record.id} in ${where}, which owner "${owner}" manages (its description carries that owner's mark), not "${ownName}": rename this config, or pass --takeover to take the record over for "${ownName}"`;
 }
 
-/**
- * Of several unclaimed records with a config's name, the one this owner marked, when there is
- * exactly one: two owners may each hold a record of one name. Otherwise all of them (ambiguous).
- */
+/** Two owners may each hold a record of one name: this owner's, when exactly one, else all (ambiguous). */
 export function preferOwnRecord(
   owner: OwnerSettings | undefined,
   named: PluginConfigRecord[],

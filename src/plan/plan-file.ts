@@ -14,15 +14,10 @@ import type { Plan, PlannedChange, PlannedReorder, PlanSummary } from "./types.j
 export const PLAN_FORMAT = "pcsync-plan";
 export const PLAN_VERSION = 2;
 
-/**
- * Whether the plan has anything to do (a change or a reorder): `plan --detailed-exitcode`'s 2,
- * apply's and rollback's "nothing to do", a saved plan with nothing to resume, a wave with no write.
- */
 export function hasChanges(plan: Pick<Plan, "changes" | "reorders">): boolean {
   return plan.changes.length > 0 || plan.reorders.length > 0;
 }
 
-/** A plan's `summary`: how many changes of each action, and how many records its reorders move. */
 export function summarizePlan(
   changes: readonly PlannedChange[],
   reorders: readonly PlannedReorder[],
@@ -33,16 +28,12 @@ export function summarizePlan(
   return summary;
 }
 
-/** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */
+/** A create's `from` is left out; characters a terminal or CI runner could act on become JSON escapes. */
 export function serializePlan(plan: Plan): string {
   return `${neutraliseJson(JSON.stringify(plan, null, 2))}\n`;
 }
 
-/**
- * Where a plan holds the text of a registered secret (the API key), in words a user can find the
- * record by (project, family, record id, field), never showing the value itself: a plan document
- * must round-trip, so it is refused rather than redacted.
- */
+/** Where a plan holds a registered secret, never showing it: a plan must round-trip, so it is refused, not redacted. */
 export function locateSecretsInPlan(plan: Plan, secrets: SecretRegistry): string[] {
   const fieldsByPlace = new Map<string, Set<string>>();
   for (const path of locateSecrets(plan, secrets)) {
@@ -54,7 +45,7 @@ export function locateSecretsInPlan(plan: Plan, secrets: SecretRegistry): string
   );
 }
 
-/** The record (or part of the plan) a path is in, and the field; "" when there is no field. */
+/** The record (or part of the plan) a path is in, and the field ("" for none). */
 function describePlanPath(plan: Plan, path: ValuePath): [string, string] {
   const [section, index, ...rest] = path;
   if (section === "changes" && typeof index === "number") {
@@ -93,11 +84,7 @@ function describePlanPath(plan: Plan, path: ValuePath): [string, string] {
 /** The largest saved plan read: a plan of 20,000 changes is a few MB; this stops a file that is none. */
 export const MAX_PLAN_FILE_BYTES = 256 * 1024 * 1024;
 
-/**
- * Reads the saved plan at `path` (relative to `cwd`, named as given), through the one reader of
- * untrusted JSON files, validated by `validate` (plan-validator.ts: schemas/plan.schema.json,
- * handed in so that what only writes plans never loads it).
- */
+/** `validate` is handed in so that what only writes plans never loads the schema. */
 export async function readPlanFile(
   path: string,
   cwd: string,
@@ -116,7 +103,6 @@ export async function readPlanFile(
   return parsePlanFile(read.value, path, validate);
 }
 
-/** Parses and checks a plan document's text, as readPlanFile does; `fileName` names it in errors. */
 export function parsePlanFile(text: string, fileName: string, validate: ValidateFunction<Plan>): Plan {
   const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
   const invalid = (problem: string) => new InputError("plan_file_invalid", { file: fileName, problem });

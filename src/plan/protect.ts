@@ -1,6 +1,5 @@
-// Protected records: a delete (by prune or `deleted: true`) of a record that a family's `protect:`
-// names or globs, or a `protect: true` config, match is refused unless --allow-destroy names it.
-// The planner runs it, and apply runs it again on a saved plan, on the names the service shows then.
+// Refuses deleting a record a family's `protect:` or a `protect: true` config matches, unless
+// --allow-destroy names it; apply checks again with the names the service shows then.
 
 import { ofFamily } from "../families.js";
 import { formatSource } from "../manifest/diagnostics.js";
@@ -16,7 +15,6 @@ import type {
   ProtectedFinding,
 } from "./types.js";
 
-/** The family's protection: its `protect:` patterns, then the names of its `protect: true` configs. */
 export function protectEntries(
   family: DesiredFamily,
   claimedNames: ReadonlyMap<object, string | null>,
@@ -37,10 +35,7 @@ export function protectEntries(
   return entries;
 }
 
-/**
- * The deletes among `changes` of one family whose record is protected and that no --allow-destroy
- * pattern names; `nameOf` gives the record's name as the service shows it (the change's, by default).
- */
+/** `nameOf`: the record's name as the service shows it (the change's, by default). */
 export function findProtectedDeletes(
   where: { project: string; family: DesiredFamily["family"]; source: string },
   changes: readonly PlannedChange[],
@@ -68,11 +63,7 @@ export function findProtectedDeletes(
   return records.length === 0 ? undefined : { rule: "protected", ...where, records };
 }
 
-/**
- * The protection guard of a plan as it stands against `current` (the state read again at apply):
- * each delete is named as the service shows the record now, so that a saved plan edited by hand,
- * or a record renamed since, meets the same rule. Replaces the plan's own protection guards.
- */
+/** Replaces the plan's own protection guards, naming records as shown now: a hand edit or rename meets the same rule. */
 export function recheckProtection(
   plan: Plan,
   current: CurrentState,

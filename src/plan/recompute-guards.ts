@@ -1,7 +1,5 @@
-// The safety guards of a plan about to be applied (the delete and the update guard), computed again
-// from the state read at apply time: a saved plan's `guards` are what it says of itself, and a file
-// can say anything. Also refuses a delete of a record that the re-read shows to be another family's.
-// Pure.
+// The delete and update guards recomputed from the state apply re-read: a saved plan's own `guards`
+// can say anything. Also refuses deleting a record the re-read shows to be another family's. Pure.
 
 import { type FamilyRef, familyKey, ofFamily } from "../families.js";
 import { idsOfOtherFamiliesIn } from "../family-lists.js";
@@ -21,11 +19,7 @@ export interface GuardOptions {
   maxUpdatePercent: number;
 }
 
-/**
- * The guards the plan's deletes and updates violate against `current`, and the deletes that are not
- * the family's to make. `current` holds the whole list of each family the plan deletes from or
- * updates, and the lists its list also shows.
- */
+/** `current` holds the whole list of each family the plan deletes from or updates, and those it shows. */
 export function recomputeGuards(
   plan: Plan,
   current: CurrentState,
@@ -39,15 +33,13 @@ export function recomputeGuards(
     const { project, family } = list;
     const changes = plan.changes.filter(ofFamily(project, family));
     const others = idsOfOtherFamiliesIn(current, project, family);
-    // Records of the family's own (a record another family's list shows is that family's, unless
-    // this plan changes it through this family, as the planner does for a record claimed here).
+    // Another family's record is that family's, unless this plan changes it through this one.
     const claimedHere = new Set(changes.flatMap((change) => (change.id === null ? [] : [change.id])));
     const owned = list.records.filter((record) => !others.has(record.id) || claimedHere.has(record.id));
     const deletes = changes.filter((change) => change.action === "delete");
     // The delete guard counts a prune's deletes, as the planner does: not those `deleted: true` asks for.
     const pruned = deletes.filter((change) => change.explicit !== true);
-    // An owner's prune is measured against its own records, as the planner does: those it claims
-    // and those that carry its mark (a prune leaves the others alone).
+    // As the planner: an owner's prune is measured against the records it claims or has marked.
     const ownersOwn =
       plan.owner === undefined
         ? owned
@@ -87,7 +79,6 @@ export function recomputeGuards(
   return { guards, reasons };
 }
 
-/** The families whose guards a plan must pass again at apply time: those it deletes from or updates. */
 export function guardedFamilies(plan: Plan): FamilyRef[] {
   const guarded = plan.changes.filter((change) => change.action === "delete" || countsAsUpdate(change));
   return familiesTouchedBy({ changes: guarded, reorders: [] });

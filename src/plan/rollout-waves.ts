@@ -1,13 +1,10 @@
-// Which projects each wave of `rollout:` writes: pure, from the spec and the plan's projects. A
-// wave of named projects takes those the plan changes; a wave of `percent` tops the waves so far up
-// to that share of the plan's projects, taking the next by a stable hash of the project id, so that
-// the same plan gives the same waves in `plan`, in `apply` and in a resumed apply.
+// Which projects each wave of `rollout:` writes. A `percent` wave tops the waves so far up to that share,
+// taking projects by a stable hash so the same plan gives the same waves in plan, apply and a resume.
 
 import { createHash } from "node:crypto";
 import type { RolloutSpec } from "../manifest/types.js";
 import type { Plan, PlanRollout } from "./types.js";
 
-/** The projects the plan writes, in the order a rollout's `percent` waves take them. */
 export function rolloutOrder(projects: Iterable<string>): string[] {
   return [...new Set(projects)]
     .map((project) => ({ project, key: rolloutKey(project) }))
@@ -15,23 +12,16 @@ export function rolloutOrder(projects: Iterable<string>): string[] {
     .map(({ project }) => project);
 }
 
-/**
- * The hash that places a project in the `percent` order: fixed forever, since changing it would
- * move projects between waves. Salted, so that it is not the order `--shard` splits by.
- */
+// Fixed forever: changing it would move projects between waves. Salted, so it is not `--shard`'s order.
 function rolloutKey(project: string): string {
   return createHash("sha256").update(`pcsync rollout\u0000${project}`).digest("hex");
 }
 
-/** The projects a plan writes: those with a change or a reorder. */
 export function projectsWritten(plan: Pick<Plan, "changes" | "reorders">): Set<string> {
   return new Set([...plan.changes, ...plan.reorders].map((item) => item.project));
 }
 
-/**
- * The waves of `spec` over the projects the plan writes, and the projects no wave takes (a plan
- * error: every project the plan changes is in exactly one wave).
- */
+/** `unassigned`: projects no wave takes, a plan error. */
 export function assignWaves(
   spec: RolloutSpec,
   planned: ReadonlySet<string>,

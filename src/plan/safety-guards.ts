@@ -1,24 +1,17 @@
-// The safety guards of a plan: a prune may not empty a family, nor delete more than a share of one
-// of 10 or more records; a plan may not update more than a share of such a family (octoDNS's
-// MAX_SAFE_UPDATE_PCENT); protected records (protect.ts). The planner finds them in numbers, which
-// the plan keeps; render/guard-message.ts words them.
+// A prune may not empty a family, nor delete more than a share of one of 10 or more records; a plan may
+// not update more than a share of one (octoDNS's MAX_SAFE_UPDATE_PCENT). Protection is protect.ts's.
 
 import type { GuardViolation, MaxUpdatePercentFinding, PlannedChange, PruneToEmptyFinding } from "./types.js";
 
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
 
-/**
- * One family's prune: its records the manifest owns, and what the plan creates and deletes there.
- * With `owner`, `owned` counts that owner's own records, and the guard names it.
- */
+/** With `owner`, `owned` counts that owner's own records, and the guard names it. */
 export type PruneCounts = Omit<PruneToEmptyFinding, "rule"> & { creates: number };
 
 /**
- * How many of `records` (a family's own, as the delete guard counts them) are left for a prune to
- * act on: those a `deleted: true` among `changes` deletes are not, as they go whatever the prune
- * does. So a plan whose explicit deletes are done (an apply cut short, a rollout's wave) is judged
- * again as it was whole, the planner's count and apply's check alike.
+ * `records` less those a `deleted: true` deletes whatever the prune does: so a plan whose explicit
+ * deletes are done (an apply cut short, a rollout's wave) is judged again as it was whole.
  */
 export function ownedForPrune(records: readonly { id: number }[], changes: readonly PlannedChange[]): number {
   const explicit = new Set(
@@ -29,11 +22,7 @@ export function ownedForPrune(records: readonly { id: number }[], changes: reado
   return records.filter((record) => !explicit.has(record.id)).length;
 }
 
-/**
- * How many of `records` (a family's own) are left once `changes` are made, creates aside: what the
- * update guard measures updates against. A plan whose deletes are done (an apply cut short) is so
- * judged again as it was whole.
- */
+/** `records` less those `changes` delete, so a plan whose deletes are done is judged again as it was whole. */
 export function ownedForUpdates(
   records: readonly { id: number }[],
   changes: readonly PlannedChange[],
@@ -44,7 +33,7 @@ export function ownedForUpdates(
   return records.filter((record) => !deleted.has(record.id)).length;
 }
 
-/** The guard the prune violates, if any; emptying the family is checked before the share. */
+/** Emptying the family is checked before the share. */
 export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardViolation | undefined {
   const { project, family, owned, creates, deletes, source, owner } = prune;
   if (deletes === 0) return undefined;
@@ -68,16 +57,14 @@ export function findGuard(prune: PruneCounts, maxDeletePercent: number): GuardVi
 }
 
 /**
- * Whether a change counts for the update guard: an update that changes a field. An adoption (or a
- * `--takeover`) that only adds the owner's mark to a record's description changes none of its
- * values; the first apply of an `owner:` adopts a whole family, and counting that would trip the
- * guard and teach `--force`. An adoption that also changes a field counts.
+ * An adoption that only adds the owner's mark changes no field and does not count: the first apply of
+ * an `owner:` adopts a whole family, and counting that would trip the guard and teach `--force`.
  */
 export function countsAsUpdate(change: PlannedChange): boolean {
   return change.action === "update" && Object.keys(change.fields).length > 0;
 }
 
-/** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */
+/** Exactly `maxUpdatePercent` passes. */
 export function findUpdateGuard(
   counts: Omit<MaxUpdatePercentFinding, "rule" | "limitPercent">,
   maxUpdatePercent: number,
@@ -87,12 +74,11 @@ export function findUpdateGuard(
   return { rule: "max_update_percent", ...counts, limitPercent: maxUpdatePercent };
 }
 
-/** Whether --force overrides the guard: every guard but protection, which only --allow-destroy lifts. */
+/** Only --allow-destroy lifts protection. */
 export function isForceable(rule: GuardViolation["rule"]): boolean {
   return rule !== "protected";
 }
 
-/** The guards that stop an apply: all of them, or with --force only those it cannot override. */
 export function refusingGuards<T extends { rule: GuardViolation["rule"] }>(
   guards: readonly T[],
   force: boolean,

@@ -5,7 +5,6 @@ import type { FamilyName } from "../families.js";
 import { summarizePlan } from "./plan-file.js";
 import type { Plan } from "./types.js";
 
-/** The plan of the families `keep` accepts: their changes, reorders, reports, guards and fingerprints. */
 export function selectFamilies(plan: Plan, keep: (project: string, family: FamilyName) => boolean): Plan {
   const changes = plan.changes.filter((change) => keep(change.project, change.family));
   const reorders = plan.reorders.filter((reorder) => keep(reorder.project, reorder.family));

@@ -3,7 +3,7 @@
 
 import { InputError } from "../input-error.js";
 
-/** One worker's part: `index` counts from 1 (as written on the command line), up to `count`. */
+/** `index` counts from 1, as written on the command line. */
 export interface ShardSpec {
   index: number;
   count: number;
@@ -15,10 +15,7 @@ const MAX_SHARDS = 10_000;
 const FNV_OFFSET_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-/**
- * The 0-based shard of a project: 32-bit FNV-1a of the id's UTF-8 bytes, mod `shardCount`. The
- * hash is fixed forever: changing it would move projects between workers (and their schedules).
- */
+/** 32-bit FNV-1a of the id's UTF-8 bytes: fixed forever, as changing it would move projects between workers. */
 export function shardOf(projectId: string, shardCount: number): number {
   if (!Number.isSafeInteger(shardCount) || shardCount < 1) {
     throw new RangeError(`shardCount must be a positive integer, not ${String(shardCount)}`);
@@ -32,7 +29,6 @@ export function shardOf(projectId: string, shardCount: number): number {
   return (hash >>> 0) % shardCount;
 }
 
-/** Reads `K/N` (e.g. `2/4`): worker K of N, K from 1 to N. */
 export function parseShard(text: string): ShardSpec {
   const usage = (message: string) => new InputError("usage", message);
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
@@ -52,16 +48,11 @@ export function parseShard(text: string): ShardSpec {
   return { index, count };
 }
 
-/**
- * The items of one shard, in their order. Items are project ids, or anything with a project id
- * through `projectIdOf` (e.g. the families of a desired state), so a project's families stay together.
- */
+/** Items are project ids, or have one through `projectIdOf`, so a project's families stay together. */
 export function selectShard<T>(
   items: readonly T[],
   shard: ShardSpec,
   projectIdOf: (item: T) => string = (item) => String(item),
 ): T[] {
-  // parseShard made `shard`, checked; shardOf checks the count again.
-  const wanted = shard.index - 1;
-  return items.filter((item) => shardOf(projectIdOf(item), shard.count) === wanted);
+  return items.filter((item) => shardOf(projectIdOf(item), shard.count) === shard.index - 1);
 }

@@ -5,7 +5,6 @@
 import { matchesAnyGlob } from "../record-name.js";
 import type { OrderMove, PlannedChange, PlanTargets } from "./types.js";
 
-/** Whether the targets narrow the plan at all. */
 export function isPartial(targets: PlanTargets | undefined): targets is PlanTargets {
   return targets !== undefined && (targets.target.length > 0 || targets.exclude.length > 0);
 }
@@ -16,8 +15,6 @@ export function selectTargets(
   targets: PlanTargets | undefined,
 ): { changes: PlannedChange[]; moves: OrderMove[]; reorderLeftOut: boolean } {
   if (!isPartial(targets)) return { changes, moves, reorderLeftOut: false };
-  // A record of this name is in the targets when a target (or no target given) matches it, and no
-  // exclude does; the globs compiled once, for a test of many names.
   const target = matchesAnyGlob(targets.target);
   const exclude = matchesAnyGlob(targets.exclude);
   const targeted = (name: string | null) => (targets.target.length === 0 || target(name)) && !exclude(name);
