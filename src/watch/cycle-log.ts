@@ -1,6 +1,5 @@
-// What a cycle found and did (FamilyFinding, CycleReport: heal, the flapping memory and the events
-// share them), and the one line per cycle on stdout: words for a person, or (--log-format json)
-// one JSON object per line for a log shipper.
+// What a cycle found and did (CycleReport), and its one line on stdout: words for a person, or with
+// --log-format json one JSON object for a log shipper.
 
 import type { FamilyRef } from "../families.js";
 import { neutraliseJson, quoteServerText } from "../neutralise-server-text.js";
@@ -9,56 +8,40 @@ import { plural } from "../plural.js";
 import { MARKERS } from "../render/describe-plan.js";
 import type { CycleResult } from "./watch-metrics.js";
 
-/**
- * What one cycle found for one watched family, as heal, the flapping memory, the events and the
- * cycle's log line read it.
- */
 export interface FamilyFinding extends FamilyRef {
   /** The drift left at the end of the cycle (after heal: what it did not do). */
   changes: PlannedChange[];
   reorder: PlannedReorder | undefined;
-  /** What heal applied this cycle, if it applied anything, and the journal that undoes it. */
   healed?: { changes: PlannedChange[]; reorder: PlannedReorder | undefined; journal?: string };
   /** Heal was refused by these guards: nothing was written to the family. */
   refused?: string[];
-  /**
-   * Records heal keeps putting back (heal-flapping.ts): how many are flapping now, and those that
-   * started to (or flapped again) this cycle, with how long they are now left alone.
-   */
+  /** Records flapping now, and those that started to this cycle with how long they are left alone. */
   flapping?: { records: number; started: { change: PlannedChange; backoffMs: number }[] };
 }
 
-/** What one cycle found and did, as the log line, the metrics and the events tell it. */
 export interface CycleReport {
   result: CycleResult;
   /** Undefined when the cycle ended before it could tell. */
   manifestValid: boolean | undefined;
-  /** The manifest's errors (file:line:col: message), or the failure, in words. */
   problems: string[];
-  /** Every family read and planned, with what drifts and what heal did. */
   findings: FamilyFinding[];
   /** Projects read and planned (and healed, in heal mode) without error. */
   succeeded: string[];
-  /** Changes heal applied, and families it was refused for. */
   healed: number;
+  /** Families heal was refused for. */
   refused: number;
-  /** The journal of what heal wrote this cycle (`pcsync rollback --journal` undoes it). */
   journal?: string;
-  /**
-   * The stop signal came during the cycle: its result is not counted (unless heal wrote), and the
-   * stop's summary names it interrupted.
-   */
+  /** The stop came during the cycle: its result is not counted (unless heal wrote). */
   interrupted: boolean;
-  /** The cycle met a bug in pcsync (an error no user input explains): /readyz fails until a clean cycle. */
+  /** A bug in pcsync (no user input explains it): /readyz fails until a clean cycle. */
   internalError?: true;
 }
 
-/** The changes a family's plan still holds, counted as the plan's summary counts them. */
+/** Counted as the plan's summary counts them. */
 export function driftCount(finding: Pick<FamilyFinding, "changes" | "reorder">): number {
   return finding.changes.length + (finding.reorder?.moves.length ?? 0);
 }
 
-/** How many families the cycle planned, how many drift, and by how many changes. */
 export function totalsOf(report: CycleReport) {
   const counts = report.findings.map(driftCount);
   return {
@@ -78,15 +61,12 @@ export interface CycleLogEntry {
   at: Date;
 }
 
-/** Problems a text line quotes before "and N more". */
+// How much a text line (SHOWN) and a JSON line (LISTED) name before "and N more".
 const PROBLEMS_SHOWN = 3;
-/** Drifting families a text line names, and the records it names of each, before "and N more". */
 const DRIFTING_SHOWN = 5;
 const RECORDS_SHOWN = 3;
-/** Records of a drifting family the JSON line names before `more`. */
 const RECORDS_LISTED = 20;
 
-/** The drift left after the cycle, family by family: what a person or a log shipper acts on. */
 function driftOf(report: CycleReport) {
   return report.findings
     .filter((finding) => driftCount(finding) > 0)
@@ -99,7 +79,7 @@ function driftOf(report: CycleReport) {
     }));
 }
 
-/** `~ "GeoIP" (id 1)`: a drifted record, its name as the service or the manifest gives it, made safe. */
+/** `~ "GeoIP" (id 1)`, the name made safe. */
 function describeDrifted({ action, name, id }: Pick<PlannedChange, "action" | "name" | "id">) {
   return `${MARKERS[action]} ${name === null ? "(unnamed)" : quoteServerText(name)}${id === null ? "" : ` (id ${id})`}`;
 }
@@ -159,7 +139,6 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
         : `journal ${report.journal}`,
     report.refused > 0 ? `${report.refused} refused by a guard` : undefined,
   ].filter((part) => part !== undefined);
-  // What a guard refused, and why: the line says which family and the guard's words, not only a count.
   const said = [
     ...report.problems,
     ...refusalsOf(report).map(
@@ -176,7 +155,6 @@ export function formatCycleLine(entry: CycleLogEntry, format: LogFormat): string
   return `${parts.join(": ")}${shown.join("")}${more}${drifting.join("")}${moreDrifting}\n`;
 }
 
-/** The families heal was refused for this cycle, with the guards' words. */
 function refusalsOf(report: CycleReport) {
   return report.findings.flatMap(({ project, family, refused }) =>
     refused === undefined ? [] : [{ project, family, guards: refused }],

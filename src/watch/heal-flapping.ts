@@ -1,8 +1,5 @@
-// Heal's memory of the records it keeps putting back. A record healed in 3 cycles in a row is
-// flapping: something else (another tool, a person, a second watcher with another manifest) keeps
-// changing it, and healing it every cycle only makes the two fight. It is left alone for a backoff
-// that doubles each time it flaps again (up to an hour), then healed once more; once it stays put,
-// its count starts again from nothing.
+// A record healed 3 cycles in a row is flapping (something else keeps changing it, and healing only
+// makes the two fight): it is left alone for a backoff that doubles each time it flaps again.
 
 import { type FamilyRef, familyKey } from "../families.js";
 import { summarizePlan } from "../plan/plan-file.js";
@@ -10,32 +7,25 @@ import type { Plan, PlannedChange } from "../plan/types.js";
 import type { FamilyFinding } from "./cycle-log.js";
 import { monotonicNow } from "./monotonic-clock.js";
 
-/** Cycles in a row a record is healed in before it counts as flapping. */
 export const FLAP_CYCLES = 3;
-/** The longest a flapping record is left alone before heal tries it again. */
 export const MAX_FLAP_BACKOFF_MS = 3_600_000;
 
 interface RecordMemory extends FamilyRef {
-  /** Cycles in a row it was healed in. */
   streak: number;
-  /** Set once it flaps: how long it is left alone, and until when. */
+  /** Set once it flaps. */
   backoffMs?: number;
   until?: number | undefined;
   /** Cycles that left it alone in this backoff: at least one does, however long cycles take. */
   heldCycles?: number;
 }
 
-/**
- * A record as heal meets it from cycle to cycle: an update by its id; a create or a delete by its
- * name (a record deleted each cycle comes back with a new id, and one created each cycle too).
- */
+// A create or delete goes by name: a record deleted or created each cycle comes back with a new id.
 function recordKey(change: PlannedChange): string {
   const record = change.action === "update" ? `id:${change.id}` : `${change.action}:${change.name}`;
   return `${familyKey(change.project, change.family)}\u0000${record}`;
 }
 
 export interface HeldBack {
-  /** The plan heal may apply: the cycle's plan without the changes of records left alone. */
   plan: Plan;
   /** The changes left alone, by family key. */
   held: Map<string, PlannedChange[]>;
@@ -46,16 +36,11 @@ export class FlapTracker {
   readonly #now: () => number;
   readonly #records = new Map<string, RecordMemory>();
 
-  /**
-   * @param firstBackoffMs how long a record is first left alone (the watcher gives two intervals)
-   * @param now the monotonic clock (tests)
-   */
   constructor(options: { firstBackoffMs: number; now?: () => number }) {
     this.#firstBackoffMs = Math.min(options.firstBackoffMs, MAX_FLAP_BACKOFF_MS);
     this.#now = options.now ?? monotonicNow;
   }
 
-  /** Takes the changes of records still in their backoff out of the plan heal applies. */
   hold(plan: Plan): HeldBack {
     const now = this.#now();
     const held = new Map<string, PlannedChange[]>();
@@ -72,10 +57,7 @@ export class FlapTracker {
     return { plan: { ...plan, changes, summary: summarizePlan(changes, plan.reorders) }, held };
   }
 
-  /**
-   * Learns from what heal did this cycle, and returns the findings with the changes left alone put
-   * back among the drift (they are drift: only heal leaves them) and each family's flapping records.
-   */
+  /** Puts the changes left alone back among the drift (only heal leaves them), with the flapping records. */
   observe(findings: readonly FamilyFinding[], held: ReadonlyMap<string, PlannedChange[]>): FamilyFinding[] {
     const now = this.#now();
     const watched = new Set(findings.map((finding) => familyKey(finding.project, finding.family)));
@@ -135,7 +117,7 @@ export class FlapTracker {
   }
 }
 
-/** `4 s`, `2 min`, `1 h`: a backoff in words. */
+/** `4 s`, `2 min`, `1 h`. */
 export function describeBackoff(ms: number): string {
   if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
   if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;

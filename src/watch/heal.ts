@@ -1,6 +1,5 @@
-// Heal mode: the part of a cycle's plan that `watch` applies, family by family. A family in heal
-// whose plan a safety guard refuses is not written at all; the others are applied through the one
-// apply path (every check apply makes, the duplicate check after creates included).
+// Heal mode: what `watch` applies of a cycle's plan. A family a guard refuses is not written at all;
+// the others go through the one apply path, with every check apply makes.
 
 import type { ApiClient } from "../api/index.js";
 import type { CreateRule } from "../apply/proof-window.js";
@@ -30,7 +29,6 @@ export function modesOf(
   );
 }
 
-/** A family's part of a plan (or of a project's plan): its changes and its reorder. */
 export function findingOf(
   plan: Pick<Plan, "changes" | "reorders">,
   project: string,
@@ -43,11 +41,8 @@ export function findingOf(
 
 export interface HealResult {
   findings: FamilyFinding[];
-  /** The apply's report, when heal applied anything. */
   report: ApplyReport | undefined;
-  /** Families in heal that a guard refused. */
   refused: number;
-  /** The journal of what heal wrote (`pcsync rollback --journal` undoes it). */
   journal: string | undefined;
 }
 
@@ -58,10 +53,6 @@ function changeKey(item: { action: string; id: number | null; name: string | nul
     : `${item.action}\u0000${item.id}`;
 }
 
-/**
- * Applies the plan of the families in heal (those no guard refuses) and says, family by family,
- * what drift is left, what heal did, and what a guard refused.
- */
 export async function healPlan(
   client: ApiClient,
   plan: Plan,
@@ -69,15 +60,10 @@ export async function healPlan(
   modes: ReadonlyMap<string, DriftMode>,
   options: {
     concurrency: number;
-    /** How a failed create is settled (see ApplyOptions). */
     create?: CreateRule | undefined;
     signal?: AbortSignal | undefined;
-    /**
-     * Where heal's journals go: the default directory under `cwd`, never over one of `inputs`,
-     * named `…-heal.jsonl`; the ended ones beyond the newest `keep` are removed (0: none is).
-     */
+    /** Never over one of `inputs`; the ended journals beyond the newest `keep` are removed (0: none is). */
     journal: { cwd: string; inputs: readonly RunInput[]; secrets: SecretRegistry; keep: number };
-    /** A note worth a line on stderr (a stale journal lock taken over). */
     onNote?: ((line: string) => void) | undefined;
     /** Families refused whatever their mode: configs that match another owner's records. */
     refused?: readonly PlanDiagnostic[] | undefined;
@@ -85,8 +71,7 @@ export async function healPlan(
 ): Promise<HealResult> {
   const byFamily = (item: { project: string; family: string }) => familyKey(item.project, item.family);
   const guardsByFamily = groupBy(plan.guards, byFamily);
-  // An owner conflict is refused in warn mode too: that family's plan is not to be trusted, as a
-  // `plan` of it is refused (exit 3), while the other families go on.
+  // An owner conflict is refused in warn mode too, as `plan` refuses it (exit 3).
   const ownerRefusals = groupBy(options.refused ?? [], byFamily);
   const refusalOf = (key: string): string[] | undefined => {
     const owner = (ownerRefusals.get(key) ?? []).map((item) => `${item.source}: ${item.message}`);
@@ -110,8 +95,7 @@ export async function healPlan(
           onNote: options.onNote,
         })
       : undefined;
-  // A heal that changed nothing (its writes failed, or it took back what it made) leaves no journal
-  // to undo and names none.
+  // A heal that changed nothing (its writes failed, or it took back what it made) leaves no journal.
   const journal =
     healed?.journal === undefined || (await removeIfHealWroteNothing(healed.journal, options.journal.cwd))
       ? undefined
@@ -152,14 +136,9 @@ export async function healPlan(
 }
 
 /**
- * A project's drift as soon as its plan is known, before the cycle ends (the cycle reads and plans
- * every project before it reports, so at 1,000 projects an edit read early in a cycle would wait
- * for the whole read, and cycles back to back for the next, before its gauge moved). The drift
- * counts of a project's freshly made plan that the cycle's end will report unchanged:
- * each family not in heal (nothing this cycle writes changes its drift), and each family in heal
- * that is in sync. A family in heal that drifts is left out: what remains after heal is known only
- * once heal has run. Nothing for a project whose plan has errors (the cycle then fails and makes
- * no plan); a config that another owner's record refuses (`refused`) still leaves a plan.
+ * A project's drift as soon as its plan is known, so that at 1,000 projects a gauge need not wait for
+ * the whole read. Only counts the cycle's end reports unchanged: a drifting family in heal is left out
+ * (what heal leaves is known only after it), and a project with errors gives none (the cycle fails).
  */
 export function earlyDriftOf(
   part: Readonly<ProjectPlan>,

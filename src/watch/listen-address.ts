@@ -5,7 +5,7 @@ export interface ListenAddress {
   port: number;
 }
 
-/** `HOST:PORT`, `[IPv6]:PORT`; port 0 takes any free port. */
+/** Port 0 takes any free port. */
 export function parseListen(value: string): ListenAddress | undefined {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(value.trim());
   if (!match) return undefined;
@@ -14,7 +14,6 @@ export function parseListen(value: string): ListenAddress | undefined {
   return { host: match[1] ?? match[2] ?? "", port };
 }
 
-/** `host:port`, with an IPv6 host in brackets. */
 export function formatAddress(address: ListenAddress): string {
   return address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
 }

@@ -1,12 +1,5 @@
-// Heal and `rollout:` together: a change to the manifest reaches the fleet through `apply`'s waves,
-// never all at once through heal. Heal remembers, per family, a version of the manifest it has seen
-// the family in sync with for long enough (the rollout's bake and --rollout-settle, in a row, with
-// no family held meanwhile); with `rollout:`, it writes a family only to put it back to that
-// (drift), and holds a family whose manifest is new to it (a change, one not yet seen in sync since
-// the watcher started, or not for that long), reporting its drift until an apply has rolled it out.
-// "Long enough": a rollout's last wave (or the only one) leaves every family in sync with the
-// change while it bakes, is judged, and may be rolled back; learnt then, the change would be healed
-// straight back onto the fleet that just rolled it back.
+// With `rollout:`, a manifest change reaches the fleet through apply's waves, never all at once through
+// heal: heal only puts a family back to a version it saw in sync for the bake and --rollout-settle.
 
 import { familyKey } from "../families.js";
 import { type DesiredState, type DriftMode, familyFingerprint, formatSource } from "../manifest/index.js";
@@ -15,7 +8,6 @@ import type { Plan } from "../plan/types.js";
 import type { FamilyFinding } from "./cycle-log.js";
 import { monotonicNow } from "./monotonic-clock.js";
 
-/** How long beyond the rollout's bake a version must stay in sync before heal puts it back (--rollout-settle). */
 export const DEFAULT_ROLLOUT_SETTLE_MS = 15 * 60_000;
 
 export const HELD_FOR_ROLLOUT =
@@ -24,28 +16,20 @@ export const HELD_FOR_ROLLOUT =
 export class RolloutHold {
   /** Family key -> the fingerprint of the manifest's family heal puts it back to. */
   readonly #learnt = new Map<string, string>();
-  /** Family key -> the version it is in sync with now, and since when (continuously). */
   readonly #inSyncSince = new Map<string, { fingerprint: string; since: number }>();
   /** The last cycle held a family: a rollout may be under way, so nothing is learnt from it. */
   #holding = false;
   readonly #settleMs: number;
   readonly #now: () => number;
-  /**
-   * The longest bake the manifest has said since the watcher started: a rollout keeps the bake it
-   * started with, so a bake shortened in the file meanwhile must not shorten the wait.
-   */
+  /** The longest bake since start: a rollout keeps its bake, though the file shortens it meanwhile. */
   #bakeMs = 0;
 
-  /** `settleMs`: --rollout-settle; `now`: the monotonic clock (tests). */
   constructor(options: { settleMs: number; now?: () => number }) {
     this.#settleMs = options.settleMs;
     this.#now = options.now ?? monotonicNow;
   }
 
-  /**
-   * The families in heal that heal must leave alone this cycle, as refusals: with `rollout:` in
-   * the manifest, those with drift whose manifest differs from the one last seen in sync.
-   */
+  /** As refusals: the drifting families in heal whose manifest is not the one learnt in sync. */
   held(
     plan: Pick<Plan, "changes" | "reorders">,
     desired: Pick<DesiredState, "families" | "owner" | "rollout">,
@@ -68,12 +52,9 @@ export class RolloutHold {
   }
 
   /**
-   * Learns the manifest of each family the cycle left in sync (as found, or as healed) once it has
-   * been in sync with it for the rollout's bake and the settle time, in cycles that held nothing. A
-   * change part-way through its rollout leaves the projects of its first waves in sync with it and
-   * holds the rest, and its last wave leaves all in sync while it bakes and is judged: were either
-   * learnt, a wave rolled back after a failed health check would be healed straight back to the
-   * change that failed. So a cycle that holds a family starts every count again.
+   * Learns a family's manifest once in sync with it for the bake and settle time, in cycles that held
+   * nothing: a rollout under way, or its last wave baking, is in sync too, and learnt then, a wave
+   * rolled back after a failed health check would be healed straight back to the change that failed.
    */
   observe(
     findings: readonly FamilyFinding[],

@@ -1,7 +1,5 @@
-// One cycle of `pcsync watch`: take the stable manifest (a changed one once its content has
-// stayed the same for --manifest-settle), validate it, read and plan through the same path as
-// `plan`, and in heal mode apply the families in heal, but for the records left alone as flapping.
-// A manifest that fails validation ends the cycle before any request: it can never lead to a write.
+// One cycle of `pcsync watch`: validate the stable manifest, read and plan as `plan` does, and heal the
+// families in heal but for flapping records. An invalid manifest ends the cycle before any request.
 
 import { parseBaseUrl } from "../api/base-url.js";
 import type { ApiClient } from "../api/index.js";
@@ -25,47 +23,32 @@ import type { RolloutHold } from "./rollout-hold.js";
 import type { StableManifest } from "./stable-manifest.js";
 import type { CycleResult } from "./watch-metrics.js";
 
-/** The settings of the run that a cycle reads (WatchSettings has them). */
 export interface CycleSetup {
-  /** The projects and families watched (--project, --family, --shard). */
   scope: PlanScope;
-  /**
-   * The planner's settings, made again at each cycle: a value that cannot be used fails the
-   * cycle (and every cycle), as a fault of the run would.
-   */
+  /** Made again each cycle: a value that cannot be used fails every cycle, as a fault of the run would. */
   planSettings: () => PlanSettings;
   /** The mode of the families whose manifest does not say `drift:`. */
   mode: DriftMode;
-  /** --keep-heal-journals: the ended heal journals kept, the newest (0: all). */
   keepHealJournals?: number;
   /** How heal settles a failed create (--settle-timeout, --treat-5xx-as-in-flight), made as planSettings. */
   createRule?: (() => CreateRule) | undefined;
 }
 
-/** The run's settings a cycle reads, and the parts run-watch.ts makes for it. */
 export type CycleSettings = CycleSetup & {
   client: ApiClient;
-  /**
-   * The client's base URL came from the manifest's server.base_url: each version is then checked
-   * to name the same server.
-   */
+  /** Each manifest version is then checked to name the same server. */
   serverFromManifest?: boolean | undefined;
-  /** The files the run reads (the manifests, var files, key file): heal's journals go elsewhere. */
+  /** The files the run reads: heal's journals go elsewhere. */
   inputs: readonly RunInput[];
   io: RunIo;
   /** Stops the cycle: no new request starts, writes in flight finish. */
   signal: AbortSignal;
-  /** The manifest to plan with: the last stable version. */
   manifest: StableManifest;
-  /** Heal's memory of records it keeps putting back: they are left alone for a while. */
   flapping?: FlapTracker;
-  /** Heal's memory of each family's manifest when last in sync: with `rollout:`, a change is held. */
   rolloutHold?: RolloutHold;
-  /** Each project's plan as soon as it is made, before the cycle ends (its drift shows at once). */
   onProjectPlanned?: ReadAndPlanOptions["onProjectPlanned"];
 };
 
-/** A cycle that ended before it read and planned: nothing found, nothing healed. */
 function endedEarly(
   result: CycleResult,
   problems: string[],
@@ -75,7 +58,7 @@ function endedEarly(
   return { result, manifestValid, problems, ...nothing };
 }
 
-/** Runs cycles; remembers what it printed, so that unchanged manifest warnings are not repeated. */
+/** Remembers what it printed, so that unchanged manifest warnings are not repeated. */
 export class CycleRunner {
   readonly #settings: CycleSettings;
   #printedDiagnostics = "";
@@ -94,9 +77,8 @@ export class CycleRunner {
       if (result.errors.length > 0 || result.value === undefined) {
         return endedEarly("invalid_manifest", result.errors.map(formatDiagnostic), false);
       }
-      // The client was made once, at the start, for the server the manifest named then: a version
-      // that names another is not planned against the old one (nor is the key sent to the new one
-      // unasked).
+      // The client was made for the server the manifest named at the start: a version naming another
+      // is not planned against the old one (nor is the key sent to the new one unasked).
       const moved = this.#settings.serverFromManifest === true ? this.#serverMoved(result.value) : undefined;
       if (moved !== undefined) return endedEarly("failed", [moved], true);
       let narrowed: DesiredState;
@@ -119,11 +101,7 @@ export class CycleRunner {
     }
   }
 
-  /**
-   * Why this version of the manifest cannot be watched with the client made at the start, for the
-   * server its server.base_url named then: it names another (compared as the client would use it,
-   * a trailing slash or `/api` aside), none, or one pcsync refuses. Shown without any credentials.
-   */
+  /** Compared as the client would use it (a trailing slash or `/api` aside), shown without credentials. */
   #serverMoved(desired: DesiredState): string | undefined {
     const { client } = this.#settings;
     const connected = `this watcher connected to ${client.base.display} when it started: nothing is read or healed until it is restarted (or the manifest names that server again)`;
@@ -147,8 +125,7 @@ export class CycleRunner {
       planManifest(client, narrowed, scope, { ...settings, refuseFamilyOnly: true, onProjectPlanned }, io);
     let planned = await planNow();
     const modes = modesOf(planned.desired, mode);
-    // A create a run killed here (a watcher before a restart) sent, and which may still land, is
-    // not sent again before then: the heal waits for it and plans from what it reads then.
+    // A create a killed run sent may still land: heal waits for it and plans again, not sending it twice.
     const waited =
       [...modes.values()].includes("heal") &&
       (await waitForKilledRunsCreates(client, io.cwd, planned.plan, {

@@ -1,6 +1,5 @@
-// `pcsync watch` put together: one API client for the whole run (its rate limiter, and the rate
-// it was cut to by the service's 429s, carry over from cycle to cycle), the cycle loop, the metrics and
-// their endpoints, webhook events, the metrics file, and the signals.
+// `pcsync watch` put together: one API client for the whole run (so the rate a 429 cut it to carries
+// over between cycles), the cycle loop, metrics and their endpoints, webhooks, and the signals.
 
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -23,9 +22,7 @@ import { WatchLoop } from "./watch-loop.js";
 import { CYCLE_RESULTS, type CycleResult, createWatchMetrics, type WatchMetrics } from "./watch-metrics.js";
 import { startWatchServer, type WatchServer } from "./watch-server.js";
 
-/** The run's settings: a cycle's own (CycleSetup) and the loop's. */
 export interface WatchSettings extends CycleSetup {
-  /** The manifest files and variables, read again when they change. */
   manifest: ManifestInput;
   intervalMs: number;
   jitterShare: number;
@@ -34,36 +31,25 @@ export interface WatchSettings extends CycleSetup {
   once: boolean;
   metricsFile: string | undefined;
   logFormat: LogFormat;
-  /** --manifest-settle: a changed manifest is used once its content has stayed the same this long. */
   manifestSettleMs?: number;
-  /** --rollout-settle: with `rollout:`, how long beyond its bake heal waits before it learns a version. */
   rolloutSettleMs?: number;
 }
 
 export interface WatchParts {
-  /**
-   * Makes the client, given the stop signal and the request counter of the metrics; and says whether
-   * its base URL came from the manifest's server.base_url.
-   */
+  /** `serverFromManifest`: the base URL came from the manifest's server.base_url. */
   createClient: (
     signal: AbortSignal,
     metrics: WatchMetrics,
   ) => Promise<{ client: ApiClient; serverFromManifest?: boolean }>;
   webhooks: WebhookSender | undefined;
-  /**
-   * Whether a SIGHUP came before the watcher listened for it (the binary holds SIGHUP for watch
-   * from its start); asked once, as the watcher starts to listen.
-   */
+  /** Whether a SIGHUP came before the watcher listened (the binary holds SIGHUP for watch from its start). */
   earlyHangUp?: () => boolean;
 }
 
 /** How long a stop waits for webhook deliveries still queued. */
 const WEBHOOK_DRAIN_MS = 10_000;
 
-/**
- * Runs until SIGTERM or SIGINT (exit 0 once the cycle in progress, and its writes, have finished)
- * or, with --once, for one cycle (exit with plan --detailed-exitcode's codes).
- */
+/** Runs until SIGTERM or SIGINT, or with --once for one cycle (exit with plan --detailed-exitcode's codes). */
 export async function runWatch(settings: WatchSettings, parts: WatchParts, io: RunIo): Promise<ExitCode> {
   const metrics = createWatchMetrics({ processMetrics: true, secrets: io.secrets });
   const stop = new AbortController();
@@ -186,10 +172,8 @@ export async function runWatch(settings: WatchSettings, parts: WatchParts, io: R
 }
 
 /**
- * SIGTERM and SIGINT stop the loop: the cycle in progress finishes its writes in flight and starts
- * no new request; a second one exits at once. SIGHUP reads the manifest again and starts a cycle now.
- * One that came while the watcher started asked for what its first cycle does anyway (read the
- * manifest); one while it stops, or drains its webhooks, has no cycle left to start: it is ignored.
+ * SIGTERM and SIGINT stop the loop after the writes in flight; a second exits at once. SIGHUP starts a
+ * cycle now; one while starting is what the first cycle does anyway, one while stopping is ignored.
  */
 function handleSignals(io: RunIo, stop: AbortController, loop: WatchLoop, earlyHangUp?: () => boolean) {
   let received: InterruptSignal | undefined;
@@ -230,7 +214,6 @@ function handleSignals(io: RunIo, stop: AbortController, loop: WatchLoop, earlyH
     io.stderr.write("pcsync watch: SIGHUP received while starting: the first cycle reads the manifest\n");
   return {
     received: () => received,
-    /** The loop has ended: a stop signal is no longer this run's (a second one ends it as before). */
     stopListening: () => {
       stopping = true;
       for (const [name, handler] of stopHandlers) process.off(name, handler);
@@ -242,19 +225,13 @@ function handleSignals(io: RunIo, stop: AbortController, loop: WatchLoop, earlyH
   };
 }
 
-// Between two cycles a watcher has nothing to do until the next interval: a full garbage collection
-// then gives the heap back to what is still live. Without it, V8 keeps each cycle's garbage until its
-// old generation reaches a limit that grows with use: a cycle's read state lives through the cycle,
-// so it is promoted to the old generation before it dies, and V8 only shrinks an idle heap after
-// seconds without work, which cycles close together never leave. The resident memory of a long-running
-// watcher then climbs for its first hundreds of cycles without anything leaking (the heap after a
-// collection stays the same); collected after each cycle, it stays where it was after the first ten.
+// A full collection after each cycle: a cycle's read state is promoted to the old generation before it
+// dies, and V8 shrinks an idle heap only after seconds without work, so without it the resident memory
+// of a watcher climbs for hundreds of cycles without any leak.
 let collect: (() => void) | undefined;
 
-/** Collects the garbage of the cycle that just ended: the full collection V8 makes on request. */
 function compactHeap(): void {
-  // The flag only adds `gc` to contexts made after it is set (the main one is left as it is): it
-  // is exposed once, to a context of its own, unless node runs with --expose-gc already.
+  // The flag only adds `gc` to contexts made after it is set, so it is exposed to a context of its own.
   if (collect === undefined) setFlagsFromString("--expose-gc");
   collect ??= (globalThis as { gc?: () => void }).gc ?? (runInNewContext("gc") as () => void);
   collect();

@@ -1,7 +1,5 @@
-// Which manifest a long-running watch plans with: the last version whose content (the bytes of
-// every file, not their times) stayed the same for --manifest-settle. A writer that pauses
-// mid-file (a slow copy, a network file system, an editor saving in place) leaves a short list of
-// configs that is still valid YAML; used, `prune: true` would delete the rest.
+// Watch plans with the last manifest whose bytes stayed the same for --manifest-settle: a writer paused
+// mid-file leaves a short list of configs that is still valid YAML, and `prune: true` would delete the rest.
 
 import { createHash } from "node:crypto";
 import { formatSeconds } from "../duration.js";
@@ -11,28 +9,25 @@ import { monotonicNow } from "./monotonic-clock.js";
 /** Ten seconds: longer than any pause of a writer that is still writing, short beside an interval. */
 export const DEFAULT_MANIFEST_SETTLE_MS = 10_000;
 
-/** How often a change not yet stable is read again between cycles: a few times per --manifest-settle. */
+/** How often per --manifest-settle a change not yet stable is read again between cycles. */
 const SAMPLES_PER_WAIT = 4;
 
 export interface ManifestReader {
-  /** Loads (reads, parses, validates) the manifest as it is now. */
   load(): Promise<LoadResult>;
   /** A digest of what load would read now: the files' names and bytes, and any read error. */
   digest(): Promise<string>;
 }
 
 export interface StableManifestOptions {
-  /** A changed content is used once it has been read the same for this long (0: as read). */
+  /** 0: a changed manifest is used as read. */
   stableForMs: number;
-  /** One cycle only (--once): the files are used as read, without reading them for a digest too. */
+  /** --once: the files are used as read, without reading them for a digest too. */
   once?: boolean;
-  /** Says, once per stretch, that a changed manifest is not used yet, and when one is. */
   notice: (line: string) => void;
   /** The monotonic clock (tests); `nextCheckAt()` answers on it, as the loop's clock must be. */
   now?: () => number;
 }
 
-/** The digest of the manifest files and var files the flags name, as `loadManifests` would read them. */
 export async function digestManifestFiles(
   files: readonly string[],
   varFiles: readonly string[],
@@ -50,11 +45,7 @@ export async function digestManifestFiles(
   return hash.digest("hex");
 }
 
-/**
- * Remembers the stable manifest and the change that may replace it. `current()` is what a cycle
- * plans with; between cycles, `nextCheckAt()` and `check()` let the loop read a change again until
- * it is stable, and start a cycle then rather than an interval later.
- */
+/** Between cycles, `nextCheckAt()` and `check()` let the loop start a cycle once a change is stable. */
 export class StableManifest {
   readonly #reader: ManifestReader;
   readonly #options: StableManifestOptions;
@@ -72,15 +63,11 @@ export class StableManifest {
     this.#now = options.now ?? monotonicNow;
   }
 
-  /** A change is waiting to become stable. */
   get pending(): boolean {
     return this.#candidate !== undefined;
   }
 
-  /**
-   * The manifest a cycle uses. The first one is used as read (the operator has just started the
-   * watcher, as they would run apply); after that, a changed one only once it is stable.
-   */
+  /** The first is used as read (the operator has just started the watcher, as they would run apply). */
   async current(): Promise<LoadResult> {
     if (this.#options.once === true) return this.#reader.load();
     if (this.#stable === undefined) return this.#first();
@@ -116,7 +103,6 @@ export class StableManifest {
     return this.#stable.result;
   }
 
-  /** When the loop should read a change again (undefined: no change is waiting). */
   nextCheckAt(): number | undefined {
     const candidate = this.#candidate;
     if (candidate === undefined || candidate.digest === this.#tried) return undefined;
@@ -125,7 +111,7 @@ export class StableManifest {
     return Math.min(due, candidate.lastRead + Math.max(1, Math.ceil(stableForMs / SAMPLES_PER_WAIT)));
   }
 
-  /** Reads the files again; true when a change is now stable, so that a cycle should use it. */
+  /** True when a change is now stable, so that a cycle should use it. */
   async check(): Promise<boolean> {
     const candidate = this.#candidate;
     if (candidate === undefined) return false;
@@ -136,7 +122,6 @@ export class StableManifest {
       candidate.lastRead = this.#now();
       return false;
     }
-    // A change now stable that no cycle has tried yet.
     const now = this.#candidate;
     return (
       now !== undefined && now.digest !== this.#tried && this.#now() - now.since >= this.#options.stableForMs
@@ -147,14 +132,12 @@ export class StableManifest {
     const before = await this.#reader.digest();
     const result = await this.#reader.load();
     const after = await this.#reader.digest();
-    // Written while it was read: used all the same, but remembered as no content read since, so
-    // that the version the writer leaves replaces it once it is stable.
+    // Written while read: used all the same, but the version the writer leaves replaces it once stable.
     this.#stable = { digest: before === after ? after : undefined, result };
     if (before !== after) this.#candidate = { digest: after, since: this.#now(), lastRead: this.#now() };
     return result;
   }
 
-  /** Takes in one read: the stable content, the change not yet stable, or a new change. */
   #observe(digest: string): void {
     const now = this.#now();
     if (digest === this.#stable?.digest) {

@@ -1,6 +1,5 @@
-// The events `pcsync watch` sends to webhooks, and the memory that sends them on a change of state
-// only: one drift_opened while a family's drift lasts, drift_changed when the set of drifted
-// records changes, drift_resolved when it is back in sync. Pure: the caller gives the time.
+// The webhook events of `pcsync watch`, sent on a change of state only: drift_opened once while a
+// family drifts, drift_changed when the drifted records change, drift_resolved when back in sync.
 
 import { appendAll } from "../append-all.js";
 import { type FamilyRef, familyKey } from "../families.js";
@@ -10,10 +9,7 @@ import type { PlannedChange, PlannedReorder } from "../plan/types.js";
 import type { FamilyFinding } from "./cycle-log.js";
 import { describeBackoff, FLAP_CYCLES } from "./heal-flapping.js";
 
-/**
- * Which records drift: a record is its id (a create's name, as it has none) and what would be done
- * to it. Further edits of a record already drifting are the same drift, not a new one.
- */
+// By record and action only: further edits of a record already drifting are the same drift.
 function driftSignature(changes: readonly PlannedChange[], reorder: PlannedReorder | undefined): string {
   const records = changes.map((change) =>
     change.id === null ? `${change.action}:new:${change.name}` : `${change.action}:${change.id}`,
@@ -22,7 +18,6 @@ function driftSignature(changes: readonly PlannedChange[], reorder: PlannedReord
   return records.sort().join("\n");
 }
 
-/** A family's event; its summary counts the changes as the JSON plan's summary does. */
 function familyEvent(
   event: EventName,
   { project, family }: Pick<FamilyFinding, "project" | "family">,
@@ -46,17 +41,13 @@ function cycleEvent(event: EventName, message: string, at: string): PcsyncEvent 
   return { event, project: null, family: null, summary: summarizePlan([], []), changes: [], at, message };
 }
 
-/** Remembers each family's drift and refusals, and the cycle's failure, across cycles. */
 export class EventTracker {
   readonly #drift = new Map<string, FamilyRef & { signature: string }>();
   readonly #refused = new Map<string, string>();
   #failure: string | undefined;
   #invalid: string | undefined;
 
-  /**
-   * A cycle that read and planned: the events its findings call for, and a cycle_failed when some
-   * of its heal failed (`failure`), once per stretch of such cycles.
-   */
+  /** `failure`: some of its heal failed, a cycle_failed once per stretch of such cycles. */
   observeCycle(findings: readonly FamilyFinding[], at: string, failure?: string): PcsyncEvent[] {
     this.#invalid = undefined;
     const events: PcsyncEvent[] = [];
@@ -108,14 +99,14 @@ export class EventTracker {
     return events;
   }
 
-  /** A cycle that failed (the service down, a plan error): one event per stretch of failures. */
+  /** One event per stretch of failures. */
   observeFailure(message: string, at: string): PcsyncEvent[] {
     const first = this.#failure === undefined;
     this.#failure = message;
     return first ? [cycleEvent("cycle_failed", message, at)] : [];
   }
 
-  /** A manifest that failed validation: one event per broken version (its errors). */
+  /** One event per broken version of the manifest. */
   observeInvalid(errors: readonly string[], at: string): PcsyncEvent[] {
     const signature = errors.join("\n");
     if (this.#invalid === signature) return [];
@@ -124,7 +115,6 @@ export class EventTracker {
   }
 }
 
-/** Why heal leaves records alone, and for how long, in words. */
 function describeFlapping(started: NonNullable<FamilyFinding["flapping"]>["started"]): string {
   const records = started.map(
     ({ change, backoffMs }) =>
@@ -133,7 +123,6 @@ function describeFlapping(started: NonNullable<FamilyFinding["flapping"]>["start
   return `healed in ${FLAP_CYCLES} cycles in a row: something else keeps changing it; heal leaves it alone, then tries once more (each time it flaps again, twice as long, up to 1 h):\n${records.join("\n")}`;
 }
 
-/** The first errors of a manifest, with file:line, and how many more there are. */
 function describeManifestErrors(errors: readonly string[], shown = 5): string {
   const more = errors.length > shown ? `\n(and ${errors.length - shown} more)` : "";
   return `the manifest failed validation; nothing was written:\n${errors.slice(0, shown).join("\n")}${more}`;

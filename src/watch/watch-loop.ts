@@ -1,7 +1,5 @@
-// When cycles run: one at a time, never overlapping; the next starts an interval (spread by
-// jitter) after the previous one started, or as soon as it ends when it ran longer than that, so a
-// slow cycle delays the next instead of stacking them. `trigger()` (SIGHUP) starts one now, and so
-// does an early check between cycles that says so (a changed manifest that is now stable).
+// When cycles run: one at a time, the next an interval (with jitter) after the previous started, or as
+// soon as it ends if it ran longer, so slow cycles never stack. `trigger()` and early checks start one now.
 
 import { setLongTimeout } from "../abortable-sleep.js";
 import { monotonicNow } from "./monotonic-clock.js";
@@ -10,30 +8,24 @@ export interface LoopOptions {
   intervalMs: number;
   /** Each wait is the interval times 1 ± up to this share (0.1 for --jitter 10). */
   jitterShare: number;
-  /** One cycle, then stop. */
   once: boolean;
-  /** Runs one cycle; never rejects. */
+  /** Never rejects. */
   cycle: () => Promise<void>;
   /** Once aborted, no new cycle starts; the one running finishes. */
   stop: AbortSignal;
   random?: () => number;
   /** The monotonic clock (tests); every time the loop keeps or `early.nextAt()` gives is on it. */
   now?: () => number;
-  /** Between cycles: when to check (undefined: no need, else a time on `now`'s clock), and the check; true starts a cycle now. */
+  /** Between cycles: when to check (on `now`'s clock), and the check; true starts a cycle now. */
   early?: { nextAt(): number | undefined; check(): Promise<boolean> };
 }
 
-/** What the endpoints read of the loop. */
 export type LoopState = Readonly<
   Pick<WatchLoop, "startedAt" | "lastCycleEndedAt" | "cycleStartedAt" | "cycles" | "running">
 >;
 
 export class WatchLoop {
-  /**
-   * When the loop started, when the last cycle ended (undefined before the first) and when the one
-   * running started (undefined between cycles), on the loop's monotonic clock: not epoch ms, so that
-   * a step of the wall clock neither stretches nor skips a wait, nor fails /healthz.
-   */
+  // On the monotonic clock, not epoch ms: a step of the wall clock neither skips a wait nor fails /healthz.
   readonly startedAt: number;
   lastCycleEndedAt: number | undefined;
   cycleStartedAt: number | undefined;
@@ -59,7 +51,6 @@ export class WatchLoop {
     this.#wake?.();
   }
 
-  /** The wait from one cycle's start to the next's: the interval, spread by the jitter. */
   nextDelayMs(): number {
     const { intervalMs, jitterShare } = this.#options;
     return Math.max(0, intervalMs * (1 + jitterShare * (2 * this.#random() - 1)));
@@ -86,7 +77,6 @@ export class WatchLoop {
     }
   }
 
-  /** Sleeps until `due`, or less when an early check says a cycle should start now. */
   async #wait(due: number): Promise<void> {
     const { early, stop } = this.#options;
     while (!stop.aborted && !this.#triggered) {
@@ -104,14 +94,14 @@ export class WatchLoop {
     const delay = at - this.#now();
     if (delay <= 0 || this.#options.stop.aborted) return Promise.resolve();
     return new Promise((done) => {
-      const cancel = setLongTimeout(() => {
+      const wake = () => {
         this.#wake = undefined;
         done();
-      }, delay);
+      };
+      const cancel = setLongTimeout(wake, delay);
       this.#wake = () => {
         cancel();
-        this.#wake = undefined;
-        done();
+        wake();
       };
     });
   }

@@ -5,7 +5,6 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import type { FamilyRef } from "../families.js";
 import { SecretRegistry } from "../redact.js";
 
-/** How a cycle ended, as `pcsync_cycles_total{result}` counts it. */
 export const CYCLE_RESULTS = ["ok", "failed", "guarded", "invalid_manifest"] as const;
 export type CycleResult = (typeof CYCLE_RESULTS)[number];
 
@@ -18,7 +17,6 @@ const LINT_FAILING_DEFAULTS = [
   "nodejs_active_resources_total",
 ];
 
-/** The metrics of a run, each by the name its `help` goes with. */
 export type WatchMetrics = ReturnType<typeof createWatchMetrics>;
 
 export function createWatchMetrics(
@@ -40,11 +38,9 @@ export function createWatchMetrics(
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Counter<L>({ name, help, labelNames, registers });
   const metrics = {
-    /** The run's secrets: label values come from manifests and the service, so the text is redacted. */
+    /** Label values come from manifests and the service, so the text is redacted. */
     secrets: options.secrets ?? new SecretRegistry(),
-    /** pcsync's own metrics, alone: what `--metrics-file` writes for node_exporter's textfile collector. */
     registry,
-    /** The process metrics prom-client collects (CPU, memory, event loop, ...), on `/metrics` only. */
     processRegistry,
     driftChanges: gauge(
       "pcsync_drift_changes",
@@ -85,10 +81,7 @@ export function createWatchMetrics(
       "Requests sent to the service (retries included), by method and status; status error: no response.",
       ["method", "status"],
     ),
-    /**
-     * When the last attempt at a request ended (the loop's monotonic clock): a long cycle that is
-     * still getting answers is alive (/healthz), however long it has run.
-     */
+    /** When the last request attempt ended (monotonic): a long cycle still getting answers is alive. */
     progress: { lastAttemptAt: undefined as number | undefined },
   };
   // Every result shows from the start, at 0: rate() and increase() then see the first one.
@@ -96,10 +89,9 @@ export function createWatchMetrics(
   return metrics;
 }
 
-/** One watched family and its count of planned changes, keyed by its family key. */
+/** By family key. */
 export type DriftCounts = ReadonlyMap<string, FamilyRef & { changes: number }>;
 
-/** The text `/metrics` serves: pcsync's metrics, then the process metrics; redacted. */
 export async function renderMetrics(metrics: WatchMetrics): Promise<string> {
   const text = `${await metrics.registry.metrics()}${await metrics.processRegistry.metrics()}`;
   return metrics.secrets.redact(text).text;

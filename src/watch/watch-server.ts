@@ -1,5 +1,5 @@
-// The HTTP endpoints of `pcsync watch`: /metrics (Prometheus text format), /healthz (the cycles
-// keep completing) and /readyz (a cycle has completed with a valid manifest). Nothing else.
+// The HTTP endpoints of `pcsync watch`: /metrics, /healthz (the cycles keep completing) and /readyz
+// (a cycle has completed with a valid manifest). Nothing else.
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,28 +13,20 @@ import { renderMetrics, type WatchMetrics } from "./watch-metrics.js";
 export interface HealthState {
   loop: LoopState;
   intervalMs: number;
-  /**
-   * The longest the requests of a cycle in progress may hold it beyond three intervals: one
-   * request's every attempt timing out, with its retries (the client's `longestRequestMs`).
-   */
+  /** The client's `longestRequestMs`: one request's every attempt timing out, with its retries. */
   requestBoundMs: number;
-  /** When the last attempt at a request ended, on the loop's clock (undefined: none yet). */
+  /** On the loop's clock. */
   lastAttemptAt?: () => number | undefined;
-  /** The loop's monotonic clock (tests): the loop's times are on it. */
+  /** The loop's monotonic clock (tests). */
   now?: () => number;
-  /** A cycle has completed with a valid manifest. */
   ready: () => boolean;
-  /** Why it is not ready, for the 503's body. */
   notReadyReason: () => string;
 }
 
 /**
- * Why the loop is stuck, or undefined while it is healthy: a cycle has ended (or the loop started)
- * within three intervals, or the cycle in progress started within three intervals and the time its
- * requests can take. A service that hangs holds a cycle for every attempt's timeout and retries
- * (283 s at --interval 1m); that is a failed cycle to come, not a watcher to restart, which would
- * forget what heal has learnt. Only a cycle that has had no answer for longer than anything one
- * request explains is stuck; a long heal that keeps getting answers is not.
+ * A hanging service holds a cycle for every timeout and retry (283 s at --interval 1m): a failed cycle
+ * to come, not a watcher to restart (which forgets what heal learnt). Only a cycle without an answer
+ * for longer than three intervals and one request's bound is stuck.
  */
 function stuckReason(state: HealthState): string | undefined {
   const now = (state.now ?? monotonicNow)();
@@ -44,9 +36,7 @@ function stuckReason(state: HealthState): string | undefined {
   if (!loop.running || loop.cycleStartedAt === undefined) {
     return "no cycle has completed within three intervals";
   }
-  // A cycle that keeps getting answers (a heal of thousands of writes, under the service's rate
-  // limit) is alive however long it runs: only the time since its start or its last answered
-  // attempt counts, whichever is later.
+  // A cycle that keeps getting answers (a heal of thousands of writes) is alive however long it runs.
   const lastAttempt = state.lastAttemptAt?.();
   const progressedAt = Math.max(loop.cycleStartedAt, lastAttempt ?? Number.NEGATIVE_INFINITY);
   const stillMs = now - progressedAt;
@@ -67,7 +57,7 @@ function listenError(address: ListenAddress, error: NodeJS.ErrnoException): Inpu
 }
 
 export interface WatchServer {
-  /** The address it listens on, port 0 resolved (`http://127.0.0.1:9464`). */
+  /** Port 0 resolved (`http://127.0.0.1:9464`). */
   url: string;
   close(): Promise<void>;
 }
