@@ -1,11 +1,10 @@
-// The events pcsync sends out (to webhooks, as counters): `watch`'s about drift, heals and cycles,
-// and a progressive rollout's about its waves, which `apply` sends. One shape for both, so that one
-// receiver, one payload format and one signature serve them.
+// The events pcsync sends to webhooks: `watch`'s and a rollout's, in one shape so that one receiver,
+// one payload format and one signature serve both.
 
 import type { FamilyName } from "../families.js";
 import type { PlannedChange, PlanSummary } from "../plan/types.js";
 
-/** Every event, with the headline of its Slack message (webhook-payload.ts). */
+/** With the headline of its Slack message. */
 export const EVENT_HEADLINES = {
   drift_opened: { icon: ":warning:", text: "drift found" },
   drift_changed: { icon: ":warning:", text: "drift changed" },
@@ -29,7 +28,7 @@ export const EVENT_HEADLINES = {
 
 export type EventName = keyof typeof EVENT_HEADLINES;
 
-/** Changes an event carries at most; `summary` counts them all. */
+/** `summary` counts them all. */
 export const MAX_EVENT_CHANGES = 50;
 
 export interface PcsyncEvent {
@@ -38,19 +37,15 @@ export interface PcsyncEvent {
   project: string | null;
   family: FamilyName | null;
   summary: PlanSummary;
-  /** As in the JSON plan, at most MAX_EVENT_CHANGES. */
   changes: PlannedChange[];
   /** ISO 8601, UTC. */
   at: string;
-  /** What happened, in words: the guard, the error, the first manifest errors with file:line. */
   message?: string;
-  /** A rollout's event: the wave, its projects, and the verdicts it was judged on. */
   rollout?: {
     wave: string;
     index: number;
     projects?: string[];
     verdicts?: { project: string; status: string; passed: boolean; summary: string }[];
   };
-  /** `healed`: the journal of the heal (`pcsync rollback --journal` undoes it). */
   journal?: string;
 }

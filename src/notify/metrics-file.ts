@@ -10,7 +10,6 @@ import { type RunInput, resolveOutputTarget } from "../files/output-target.js";
 import { writeFileSafely } from "../files/write-file.js";
 import type { SecretRegistry } from "../redact.js";
 
-/** Metrics as the file holds them: a registry's text with the run's secrets redacted. */
 export async function renderOwnMetrics(metrics: {
   readonly registry: Registry;
   readonly secrets: SecretRegistry;
@@ -18,11 +17,7 @@ export async function renderOwnMetrics(metrics: {
   return metrics.secrets.redact(await metrics.registry.metrics()).text;
 }
 
-/**
- * Refuses, before a run writes anything, a `--metrics-file` it may not write: `-`, a directory, one
- * of its inputs, a path whose directory does not exist, or a journal's (`*.jsonl`, or anything
- * under `.pcsync/`), which the metrics would replace.
- */
+/** Refuses, before a run writes anything, a `--metrics-file` it may not write (an input, a journal's, ...). */
 export async function checkMetricsFile(
   path: string,
   options: { cwd: string; inputs: readonly RunInput[] },
@@ -42,11 +37,7 @@ export async function checkMetricsFile(
     throw outputRefused(shown, `its directory ${dirname(full)} does not exist`);
 }
 
-/**
- * Writes `metrics` to `path` (absolute or from `cwd`): atomic, so that a collector never reads half
- * of it, 0600, and never over one of the run's inputs. A failure is a warning on `stderr` (the run
- * goes on), each time, or only the first time with `warnOnce`; false when it failed.
- */
+/** Atomic, so that a collector never reads half of it. A failure is a warning (the run goes on). */
 export function metricsFileWriter(
   path: string,
   metrics: { readonly registry: Registry; readonly secrets: SecretRegistry },

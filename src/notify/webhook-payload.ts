@@ -12,12 +12,12 @@ export type WebhookFormat = "json" | "slack";
 
 export const WEBHOOK_FORMATS = ["json", "slack"] as const satisfies readonly WebhookFormat[];
 
-/** Changes a Slack message lists before "and N more": a message is read, not parsed. */
+/** A message is read, not parsed. */
 const SLACK_CHANGE_LINES = 10;
 
 const SLACK_VALUES: ValueOptions = { maxValueChars: 80 };
 
-/** `~ update "GeoIP" (id 12): enabled: true → false`: one change on one line. */
+/** `~ update "GeoIP" (id 12): enabled: true → false` */
 export function describeChange(change: PlannedChange): string {
   const id = change.id === null ? "" : ` (id ${change.id})`;
   const fields =
@@ -40,7 +40,7 @@ const SUMMARY_WORDS = {
   done: { create: "created", update: "updated", delete: "deleted", reorder: "moved" },
 } as const;
 
-/** `1 to create, 2 to update` (for healed: `1 created, 2 updated`): the summary's non-zero counts. */
+/** `1 to create, 2 to update` (for healed: `1 created, 2 updated`). */
 function describeSummary(event: PcsyncEvent): string {
   const words = SUMMARY_WORDS[event.event === "healed" ? "done" : "pending"];
   return (["create", "update", "delete", "reorder"] as const)
@@ -50,16 +50,14 @@ function describeSummary(event: PcsyncEvent): string {
 }
 
 /**
- * Text as Slack shows it and never acts on: Slack reads `<...>` as a control sequence (`<!channel>`
- * notifies everyone, `<https://host|label>` is a link under any label) and `&` as the start of an
- * entity, so a record's name or the service's text could ping a channel or plant a link. Slack asks
- * for exactly these three to be escaped. pcsync's own words use none of them.
+ * Slack reads `<...>` as a control sequence (`<!channel>` pings everyone, `<url|label>` is a link) and
+ * `&` as an entity: a record's name could ping or plant a link. Slack asks for exactly these three.
  */
 function escapeSlack(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-/** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`), every part escaped. */
+/** Slack's mrkdwn (*bold*, `code`), every part escaped. */
 export function renderSlackText(event: PcsyncEvent): string {
   const headline = EVENT_HEADLINES[event.event];
   const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
@@ -76,10 +74,7 @@ export function renderSlackText(event: PcsyncEvent): string {
   return escapeSlack(lines.join("\n"));
 }
 
-/**
- * The body to POST, redacted: records may hold any text, and an event must never carry the key
- * (JSON stays valid, as the key's JSON forms are replaced inside their string).
- */
+/** Redacted: records may hold any text (JSON stays valid: the key's JSON forms are replaced in place). */
 export function renderWebhookBody(
   event: PcsyncEvent,
   format: WebhookFormat,

@@ -1,7 +1,5 @@
-// Delivers watch events to webhooks without ever holding up a cycle: each webhook has its own
-// queue, delivered in order, each POST bounded by a timeout and sent again when the receiver is
-// down, slow or failing (5xx, 408, 429), through the API client's own HTTP stack, retry policy and
-// limiter (src/api). A full queue drops its oldest event, with a warning.
+// Delivers events to webhooks without ever holding up a cycle: a queue per webhook, in order, retried
+// through the API client's HTTP stack and retry policy. A full queue drops its oldest event.
 
 import { randomUUID } from "node:crypto";
 import type { Dispatcher } from "undici";
@@ -25,19 +23,13 @@ export interface WebhookOptions {
   secret?: string | undefined;
   /** One attempt, from connecting to the end of the answer. */
   timeoutMs: number;
-  /** Attempts per event, the first included. */
+  /** The first included. */
   attempts: number;
-  /**
-   * The backoff before the first retry; it doubles for each next one (full jitter), up to
-   * maxBackoffMs, which also caps the Retry-After a receiver may ask for (a longer one ends the
-   * delivery, as the API client's policy does with its own cap).
-   */
+  /** Doubles for each retry (full jitter) up to maxBackoffMs, which also caps a Retry-After. */
   backoffMs: number;
   maxBackoffMs: number;
-  /** Events waiting per webhook at most. */
   maxQueue: number;
   secrets: SecretRegistry;
-  /** Where a delivery that failed for good is told (one line, the URL shown as its origin only). */
   warn: (line: string) => void;
   proxyEnvironment?: ProxyEnvironment | undefined;
 }
@@ -56,7 +48,7 @@ export interface WebhookStats {
   dropped: number;
 }
 
-/** A webhook as messages show it: scheme and host only (a Slack URL's path is its secret). */
+/** Scheme and host only: a Slack URL's path is its secret. */
 export function displayWebhook(url: URL): string {
   return `${url.protocol}//${url.host}`;
 }
@@ -141,14 +133,13 @@ class WebhookQueue {
     this.options.warn(`webhook ${displayWebhook(this.url)}: ${event.event} not delivered: ${failure}`);
   }
 
-  /** Sends the event with retries; why it was not delivered, or undefined once it was. */
+  /** Why it was not delivered, or undefined once it was. */
   private async send(body: string, headers: Record<string, string>): Promise<string | undefined> {
     const { timeoutMs } = this.options;
     try {
       const last = await sendWithRetry(this.retry, {
         failedRequest: { method: "POST", path: displayWebhook(this.url) },
         traceLabel: "",
-        // The delivery id lets a receiver tell a retry from a new event.
         safety: "idempotent",
         // Sent again besides 429: the receiver's own failures, and its 408.
         retryStatus: (status) => status >= 500 || status === 408,
@@ -192,15 +183,11 @@ export class WebhookSender {
     this.queues = options.urls.map((url) => new WebhookQueue(url, options, this.stats));
   }
 
-  /** Queues the event for every webhook and returns at once. */
   send(event: PcsyncEvent): void {
     for (const queue of this.queues) queue.push(event);
   }
 
-  /**
-   * Waits until every queued event is delivered or given up, for `deadlineMs` at most, then stops:
-   * what is still queued is dropped. True when nothing was left.
-   */
+  /** Waits at most `deadlineMs` for the queues to drain, then drops the rest; true when nothing was left. */
   async close(deadlineMs: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<false>((done) => {
