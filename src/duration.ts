@@ -1,6 +1,5 @@
-// A duration as people write it (`90s`, `15m`, `1h30m`), for flags and for the manifest's
-// `rollout.bake`: one reader, so that a bake and an interval mean the same text the same way; and
-// the seconds a message states a bound or a wait in.
+// A duration as people write it (`90s`, `1h30m`): one reader for flags and `rollout.bake`, so that the
+// same text means the same everywhere; and the seconds a message states a wait in.
 
 const UNIT_MS = {
   ms: 1,
@@ -16,7 +15,6 @@ type Unit = keyof typeof UNIT_MS;
 const DURATION = /^(?:\d+(?:ms|[smhdw]))+$/;
 const DURATION_PART = /(\d+)(ms|[smhdw])/g;
 
-/** The length of a duration like `90s`, `15m`, `1h30m` in milliseconds; undefined if it is not one. */
 export function parseDuration(text: string): number | undefined {
   const trimmed = text.trim().toLowerCase();
   if (!DURATION.test(trimmed)) return undefined;
@@ -27,7 +25,7 @@ export function parseDuration(text: string): number | undefined {
   return Number.isSafeInteger(total) ? total : undefined;
 }
 
-/** A length in milliseconds as a person reads it: `10m`, `1h30m`, `45s`, `250ms`. */
+/** `10m`, `1h30m`, `45s`, `250ms`. */
 export function formatDuration(ms: number): string {
   // No time at all reads as the manifest writes it (`bake: 0s`), not as `0ms`.
   if (ms <= 0) return "0s";

@@ -1,5 +1,5 @@
-// The error model: the base of every error pcsync reports to a user (a stable code, an exit code,
-// a message that says what to do next), the exit codes, and the tables its four kinds are made of.
+// The error model: the base of every error pcsync reports (a stable code, an exit code, a message that
+// says what to do next), the exit codes, and the tables its four kinds are made of.
 
 import { inspect } from "node:util";
 import { redactDeep, type SecretRegistry } from "./redact.js";
@@ -10,13 +10,12 @@ export const EXIT_CHANGES = 2;
 export const EXIT_REFUSED = 3;
 /** A rollout halted by a failed health check (and rolled back, with `on_failure: rollback`). */
 export const EXIT_ROLLOUT_HALTED = 4;
-/** Ended by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal's number, as shells report it. */
+/** 128 + the signal's number, as shells report it. */
 export const EXIT_SIGINT = 130;
 export const EXIT_SIGTERM = 143;
 
 export type InterruptSignal = "SIGINT" | "SIGTERM";
 
-/** 128 + the signal's number, as a shell reports a process that the signal ended. */
 export const SIGNAL_EXIT_CODES = { SIGINT: EXIT_SIGINT, SIGTERM: EXIT_SIGTERM } as const satisfies Record<
   InterruptSignal,
   number
@@ -31,32 +30,21 @@ export type ExitCode =
   | typeof EXIT_SIGINT
   | typeof EXIT_SIGTERM;
 
-/**
- * One code of an error class: from what an error of that code knows (its facts), the exit code it
- * ends a run with (the class's own when left out), what it says, and what the user may check when
- * the message cannot be sure of it.
- */
+/** `exit`: the class's own when left out; `hint`: what to check when the message cannot be sure. */
 export interface ErrorEntry<Facts> {
   exit?: ExitCode | ((facts: Facts) => ExitCode);
   message: (facts: Facts) => string;
   hint?: (facts: Facts) => string | undefined;
 }
 
-/**
- * An error class's codes, each with its exit code and message: a new kind of error is a new code
- * in a table, not a new class. (`never`: any entry's facts fit.)
- */
+/** A new kind of error is a new code in a table, not a new class. (`never`: any entry's facts fit.) */
 export type ErrorTable = Record<string, ErrorEntry<never>>;
 
-/** What an error of `code` knows, as its table's entry takes it. */
 export type FactsOf<Table extends ErrorTable, Code extends keyof Table> = Parameters<
   Table[Code]["message"]
 >[0];
 
-/**
- * What `code` of `table` says, and the exit code it ends with, from what the error knows;
- * `classExit` is the exit code of the codes that name none.
- */
+/** `classExit`: the exit code of the codes that name none. */
 export function describeCode<Table extends ErrorTable, Code extends keyof Table & string>(
   table: Table,
   code: Code,
@@ -72,16 +60,14 @@ export function describeCode<Table extends ErrorTable, Code extends keyof Table 
 }
 
 /**
- * The base of pcsync's four kinds of error, each a class with a table of codes: InputError (fix
- * what pcsync was given), ServiceError (the service or the network), RefusedError (exit 3, nothing
- * changed) and RunError (a run that did not finish). src/cli/program.ts catches it, once.
+ * The base of InputError (fix what pcsync was given), ServiceError (the service or the network),
+ * RefusedError (exit 3) and RunError (a run that did not finish); src/cli/program.ts catches it once.
  */
 export abstract class PcsyncError extends Error {
-  /** Stable, machine-readable error code (e.g. `manifest_invalid`, `api_error`). */
+  /** Stable, machine-readable (e.g. `manifest_invalid`, `api_error`). */
   readonly code: string;
-  /** The process exit code this error maps to, from its table. */
   readonly exitCode: ExitCode;
-  /** What the user may check or do, when the message cannot be sure of it; printed on its own line. */
+  /** Printed on its own line. */
   readonly hint?: string;
 
   protected constructor(
@@ -103,9 +89,8 @@ export abstract class PcsyncError extends Error {
 
   readonly #secrets: SecretRegistry | undefined;
 
-  // An error may quote what a server sent, the API key included; it is shown where output leaves
-  // the process, redacted there. Inspecting it or turning it into JSON redacts too, so a log line
-  // or a crash report made of it never carries the key.
+  // An error may quote the API key from what a server sent: inspecting it or turning it into JSON
+  // redacts too, so a log line or a crash report made of it never carries the key.
   [inspect.custom](_depth: number, options: object): string {
     const shown = new Error(this.message, this.cause === undefined ? undefined : { cause: this.cause });
     Object.defineProperty(shown, "stack", { value: this.stack, enumerable: false });
@@ -120,7 +105,6 @@ export abstract class PcsyncError extends Error {
   }
 }
 
-/** What an error says, for a message that quotes it: its message, or the thrown value as text. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,5 @@
-// The one table of pcsync's exit codes: each code's name and meaning, and the commands that can end
-// with it, with what it means there. Every --help's "Exit codes:" is made from it, and a test holds
-// it to each command's real exit paths; a code a command gains is a line here.
+// The one table of exit codes and what each means per command: every --help's "Exit codes:" is made
+// from it, and a test holds it to each command's real exit paths.
 
 import {
   EXIT_CHANGES,
@@ -13,7 +12,7 @@ import {
   type ExitCode,
 } from "./errors.js";
 
-/** Every command, in the order help lists them. */
+/** In the order help lists them. */
 export const COMMAND_NAMES = [
   "validate",
   "plan",
@@ -34,13 +33,11 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface ExitCodeRow {
   code: ExitCode;
-  /** What it means for pcsync as a whole (the program's --help). */
+  /** For the program's --help. */
   meaning: string;
-  /** The commands that can end with it, and what it means there. */
   commands: Partial<Record<CommandName, string>>;
 }
 
-/** Every command's, for the codes any run can end with. */
 const EVERY_COMMAND = <T>(value: T): Record<CommandName, T> =>
   Object.fromEntries(COMMAND_NAMES.map((name) => [name, value])) as Record<CommandName, T>;
 
@@ -101,8 +98,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
         "refused by a safety guard, a stale saved plan, another owner's record, records changed while asking, or a journal another run holds or of another plan or server; nothing was changed (but another owner's claim that won during the run: see its message)",
       rollback:
         "refused: records changed since the run (without --force) or while asking, a name a live record holds now, or a journal another run holds or of another server; nothing was changed",
-      // Each family heals on its own, so a guard that refuses one leaves the others' heals made:
-      // the code says what a person must look at (a refusal, not an error), not that nothing changed.
+      // The other families' heals are made: the code says a person must look (a refusal, not an error).
       watch:
         "--once: a safety guard or another owner's record refused to heal a family, which got no write; the other families were healed (the cycle's line counts them and names the journal)",
     },
@@ -140,7 +136,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
 ];
 
-/** The codes `command` can end with and what each means there, lowest first. */
+/** Lowest first. */
 export function exitCodesOf(command: CommandName): { code: ExitCode; meaning: string }[] {
   return EXIT_CODE_TABLE.flatMap((row) => {
     const meaning = row.commands[command];

@@ -2,16 +2,11 @@
 // code is copied per family.
 
 export interface FamilyInfo {
-  /** The name used in manifests, plans and on the command line. */
   readonly name: string;
-  /** The path segment under /api/projects/{project_id}/. */
+  /** Under /api/projects/{project_id}/. */
   readonly pathSegment: string;
-  /** Whether the family publishes a logs endpoint. */
   readonly hasLogs: boolean;
-  /**
-   * The families whose records this family's list also shows on some servers: such a record is
-   * the other family's (family-lists.ts reads and sorts the lists by this).
-   */
+  /** Families whose records this list also shows on some servers; they stay theirs (family-lists.ts). */
   readonly listAlsoShows: readonly string[];
 }
 
@@ -39,13 +34,11 @@ export function isFamilyName(value: string): value is FamilyName {
   return (FAMILY_NAMES as readonly string[]).includes(value);
 }
 
-/** One family of one project: what a list is read for, and what a plan groups by. */
 export interface FamilyRef {
   project: string;
   family: FamilyName;
 }
 
-/** Whether an entry (a plan's change, reorder or report, a list read) is of that family of that project. */
 export function ofFamily(
   project: string,
   family: string,
@@ -53,7 +46,7 @@ export function ofFamily(
   return (entry) => entry.project === project && entry.family === family;
 }
 
-/** The Map key of a family of a project; unambiguous, as no family name holds a NUL. */
+/** Unambiguous, as no family name holds a NUL. */
 export function familyKey(project: string, family: string): string {
   return `${project}\u0000${family}`;
 }
@@ -64,7 +57,7 @@ export function getFamily(name: FamilyName): FamilyInfo {
   return family;
 }
 
-/** The record fields a client may write; the only ones a reconciler compares. */
+/** The only fields a reconciler compares. */
 export const WRITABLE_FIELDS = [
   "plugin",
   "enabled",

@@ -6,23 +6,15 @@ import { parseJson } from "./files/read-json-file.js";
 import { trimAsService } from "./trim-as-service.js";
 import type { PluginConfigRecord } from "./wire-types.js";
 
-/** The fields a server may fill with a default where the record holds null or "". */
 export const FILLED_WHEN_EMPTY: readonly WritableField[] = ["name", "description"];
 
-/**
- * Whether `value`, written to `field`, may be shown as a default the server fills in: null, or
- * text that is empty once the service has trimmed it (trim-as-service.ts).
- */
+/** Null, or text that is empty once trimmed. */
 export function mayShowFilled(field: WritableField, value: unknown): boolean {
   const empty = value === null || (typeof value === "string" && trimAsService(value) === "");
   return empty && FILLED_WHEN_EMPTY.includes(field);
 }
 
-/**
- * Whether any of `records`, as a server showed them, has an empty name or description: a server
- * that shows one does not fill them in (seed), and a text of the plugin's own it shows is the
- * record's own text, not a default.
- */
+/** A server that shows an empty name or description does not fill them in (seed). */
 export function showsEmptyText(records: Iterable<{ name?: unknown; description?: unknown }>): boolean {
   for (const record of records)
     if (
@@ -33,7 +25,6 @@ export function showsEmptyText(records: Iterable<{ name?: unknown; description?:
   return false;
 }
 
-/** The plugin's own name and description, when the record's `plugin_info` carries them. */
 export function pluginDefaults(record: Pick<PluginConfigRecord, "plugin_info">): {
   name?: string;
   description?: string;

@@ -1,6 +1,5 @@
-// Errors the user fixes in what pcsync was given: flags, the manifest, a saved plan or journal, the
-// API client's setup, the API key, a file to write, an address to listen on, the install itself.
-// Each code with its message and what to do next; every one ends a run with exit code 1.
+// Errors the user fixes in what pcsync was given (flags, the manifest, a saved plan or journal, the API
+// key, a file to write, the install itself), each with its message; every one ends a run with exit 1.
 
 import type { ServiceError } from "./api/service-error.js";
 import { describeCode, type ErrorTable, type FactsOf, PcsyncError } from "./errors.js";
@@ -8,15 +7,13 @@ import type { ManifestDiagnostic } from "./manifest/diagnostics.js";
 import { plural } from "./plural.js";
 import { MIN_SECRET_LENGTH, REDACTED } from "./redact.js";
 
-/** A file named as the user gave it, then what is wrong with it (`problem` follows the name). */
+/** `problem` follows the file's name as the user gave it. */
 const fileProblem = ({ file, problem }: { file: string; problem: string }) => `${file} ${problem}`;
 
-/** A file not written: the path as the user gave it, and why without the path. */
 const notWritten = ({ path, reason }: { path: string; reason: string }) => `cannot write ${path}: ${reason}`;
 
 const INPUT_CODES = {
   // -- Flags and arguments
-  /** A command-line usage error: bad flag values, missing required options; the text says which. */
   usage: {
     message: (text: string) => text,
   },
@@ -31,7 +28,6 @@ const INPUT_CODES = {
     message: ({ problems }: { problems: readonly string[] }) =>
       `the plan cannot be made:\n${problems.map((problem) => `  ${problem}`).join("\n")}`,
   },
-  /** Not JSON, not a plan, another version, or invalid (`problem` follows the file's name). */
   plan_file_invalid: {
     message: fileProblem,
   },
@@ -43,7 +39,7 @@ const INPUT_CODES = {
     message: ({ file, reason }: { file: string; reason: string }) =>
       `cannot read the plan file ${file}: ${reason}`,
   },
-  /** A project's list answered 404: `where` is its place in the manifest, `failure` the 404's own line. */
+  /** `where`: the project's place in the manifest; `failure`: the 404's own line. */
   project_not_found: {
     message: (f: { project: string; where: string | undefined; server: string; failure: string }) =>
       `project ${f.project}${f.where === undefined ? "" : ` (${f.where})`}: the server at ${f.server} does not know it, or it is not visible to this API key (${f.failure}). Check the project id, or use a key with access to project ${f.project}.`,
@@ -87,9 +83,8 @@ const INPUT_CODES = {
     message: ({ path, reason }: { path: string; reason: string }) =>
       `cannot lock the journal ${path}: ${reason}`,
   },
-  /** A write whose journal line would hold the API key is not sent. */
   journal_would_hold_key: {
-    // The write as apply describes it (its WriteIntent), named by what the message shows of it.
+    // `intent`: apply's WriteIntent, as much of it as the message shows.
     message: ({
       intent,
     }: {
@@ -109,17 +104,14 @@ const INPUT_CODES = {
     message: ({ host, source }: { host: string; source?: string | undefined }) =>
       `Refusing to send the API key over plain http to ${host}${source === undefined ? "" : ` (the base URL from ${source})`}: use an https:// base URL, or pass --insecure-http if the network is trusted.`,
   },
-  /** A rollout's Prometheus credentials: the variable the manifest names is not set (or empty). */
   prometheus_credentials_missing: {
     message: ({ variable, key }: { variable: string; key: string }) =>
       `rollout.health.prometheus.${key} names the environment variable ${variable}, which is not set (or is empty): set it to the ${key === "bearer_token_env" ? "token" : "password"} Prometheus asks for; nothing was written`,
   },
-  /** The variable holds a line break or another control character: no HTTP header can carry it. */
   prometheus_credentials_invalid: {
     message: ({ variable, key }: { variable: string; key: string }) =>
       `rollout.health.prometheus.${key} names the environment variable ${variable}, whose value holds a line break or another control character (a trailing newline?), which no HTTP header can carry: set it to the value alone; nothing was written`,
   },
-  /** Credentials for Prometheus over plain http to another host, without --insecure-http. */
   prometheus_insecure_http: {
     message: ({ host }: { host: string }) =>
       `Refusing to send Prometheus credentials over plain http to ${host}: give rollout.health.prometheus an https:// URL, or pass --insecure-http if the network is trusted; nothing was written`,
@@ -150,7 +142,7 @@ const INPUT_CODES = {
     message: ({ family }: { family: string }) =>
       `The ${family} family has no logs endpoint; logs exist for plugin_configs only.`,
   },
-  /** A key that cannot go into an Authorization header as is; its value is never shown. */
+  /** Its value is never shown. */
   api_key_invalid: {
     message: ({ source, reason }: { source: string; reason: string }) =>
       `The API key from ${source} ${reason}.`,
@@ -160,7 +152,7 @@ const INPUT_CODES = {
     message: (_: Record<string, never>) =>
       "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key.",
   },
-  /** The key file is missing, unreadable or empty; its content is never shown. */
+  /** Its content is never shown. */
   api_key_file: {
     message: ({ file, reason }: { file: string; reason: string }) => `API key file ${file}: ${reason}.`,
   },
@@ -170,10 +162,7 @@ const INPUT_CODES = {
     hint: ({ action }: { action: string }) =>
       `this server (posthog-2024 generation) refuses scoped personal API keys for ${action}; use an unscoped (legacy) key or a key with the "*" scope`,
   },
-  /**
-   * Output that must be written exactly (a saved plan, a JSON plan, an export) holds the API key;
-   * `places` name where, `shortestSecret` is the length of the shortest key registered.
-   */
+  /** Output that must be written exactly (a saved plan, an export) holds the API key. */
   secret_in_output: {
     message: ({
       what,
@@ -196,7 +185,7 @@ const INPUT_CODES = {
       return `refusing to write ${what}: the API key's text appears in it (${listed}). It is data that pcsync reads back, so it is written exactly or not at all, and pcsync never writes the key nor replaces it with ${REDACTED} there. ${remedy}${shortKey}`;
     },
   },
-  /** `export --all` found no project: there is nothing to write, and an empty manifest would hide why. */
+  /** An empty manifest would hide why there is nothing. */
   export_no_projects: {
     message: (_: Record<string, never>) =>
       "the API key sees no project, so there is nothing to export; check that the key is given access to the projects (or use --project ID)",
@@ -206,7 +195,6 @@ const INPUT_CODES = {
     message: ({ file }: { file: string }) =>
       `${file} exists; export --templates writes a new manifest and does not update one: choose a new file, or remove ${file}`,
   },
-  /** The manifest export would update is not one it can update (`problem` follows the file's name). */
   export_target_invalid: {
     message: fileProblem,
   },
@@ -238,12 +226,10 @@ const INPUT_CODES = {
         ? `${ids.length} configs in ${family} of project ${project} are named "${name}" (ids ${ids.join(", ")}); pass one id with --config`
         : `"${name}" names configs in both families of project ${project} (${each}); pass --family with the one you mean, or its id with --config`,
   },
-  /** `watch --listen` could not listen (`why`: in words). */
   listen_failed: {
     message: ({ where, why }: { where: string; why: string }) =>
       `--listen ${where}: ${why}; choose another with --listen HOST:PORT`,
   },
-  /** `serve` could not listen: the port is in use (EADDRINUSE), or the address cannot be had. */
   serve_listen_failed: {
     message: ({ address, code }: { address: string; code: string }) =>
       code === "EADDRINUSE"
@@ -252,15 +238,11 @@ const INPUT_CODES = {
           ? `cannot listen on ${address}: no such host (${code}); give --host an address of this machine, e.g. 127.0.0.1 or 0.0.0.0`
           : `cannot listen on ${address} (${code}); check --host and --port`,
   },
-  /**
-   * This copy of pcsync cannot load `what`, a module its build generates (src/precompiled.ts):
-   * missing, cut short, or needing a dependency the install lacks (`reason`).
-   */
+  /** A module the build generates (src/precompiled.ts) is missing, cut short, or lacks a dependency. */
   build_broken: {
     message: ({ what, reason }: { what: string; reason: string }) =>
       `this copy of pcsync is broken: it cannot load ${what}, which its build compiles ahead of time (${reason}). Reinstall pcsync; in a clone of its repository, run \`npm run build\` (or \`npm ci\`).`,
   },
-  /** The emulator's data file cannot be loaded. */
   emulator_data_invalid: {
     message: ({ problem, advice }: { problem: string; advice: string }) => `${problem}; ${advice}`,
   },
@@ -282,7 +264,6 @@ const INPUT_CODES = {
 export type InputErrorCode = keyof typeof INPUT_CODES;
 export type InputFacts<Code extends InputErrorCode> = FactsOf<typeof INPUT_CODES, Code>;
 
-/** What the user must fix in what pcsync was given; exit code 1. */
 export class InputError<Code extends InputErrorCode = InputErrorCode> extends PcsyncError {
   declare readonly code: Code;
   readonly facts: InputFacts<Code>;
@@ -293,7 +274,7 @@ export class InputError<Code extends InputErrorCode = InputErrorCode> extends Pc
   }
 }
 
-/** Whether `error` is an InputError, of one of `codes` when given. */
+/** Of one of `codes` when given. */
 export function isInputError<Code extends InputErrorCode>(
   error: unknown,
   ...codes: Code[]
@@ -301,7 +282,7 @@ export function isInputError<Code extends InputErrorCode>(
   return error instanceof InputError && (codes.length === 0 || (codes as string[]).includes(error.code));
 }
 
-/** "manifest invalid: 3 errors in 2 files; fix them and run pcsync validate" */
+/** "manifest invalid: 3 errors in 2 files" */
 export function summarizeErrors(diagnostics: readonly ManifestDiagnostic[]): string {
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
   const files = new Set(errors.map((diagnostic) => diagnostic.file)).size;

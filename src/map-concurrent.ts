@@ -21,8 +21,7 @@ export async function mapConcurrent<T, R>(
     }
   };
   const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
-  // Every worker is waited for, so nothing still runs once this returns or throws; the first
-  // failure is the one reported.
+  // Every worker is waited for, so nothing still runs once this returns or throws.
   const settled = await Promise.allSettled(workers);
   const failure = settled.find((outcome) => outcome.status === "rejected");
   if (failure !== undefined) throw failure.reason;

@@ -1,9 +1,5 @@
-// Text that came from the service, made safe to print. It cannot move the cursor, recolour or
-// retitle a terminal (C0 and C1 controls, escape sequences), change what a reader sees without
-// showing it (bidirectional overrides and other Unicode format characters, line and paragraph
-// separators), or be read by a CI runner as a workflow command (`::` at the start of a line,
-// `##[` anywhere in one). Every piece of server text pcsync prints goes through here; JSON stays
-// the same data (neutraliseJson uses JSON's own escapes).
+// Server text made safe to print: it cannot drive a terminal (controls, escapes), hide what a reader
+// sees (bidi overrides, format characters), or be a CI workflow command (`::`, `##[`). JSON stays data.
 
 // C0 controls, DEL, C1 controls, format characters (Cf), line and paragraph separators.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
@@ -36,20 +32,17 @@ function defuseCommands(line: string): string {
   return line.replace(/##\[/g, "#\\u0023[").replace(/^(\s*)::/u, "$1\\u003a:");
 }
 
-/** Server text shown within one line (a name, an id, an error's detail): every character visible. */
+/** For one line (a name, an error's detail): every character visible. */
 export function neutraliseInline(text: string): string {
   return defuseCommands(text.replace(UNSAFE, escapeCharacter));
 }
 
-/**
- * Server text of several lines (a log message, a frontend module): its lines, each made safe as
- * neutraliseInline does but keeping tabs, for the caller to print one per line.
- */
+/** For text of several lines (a log message, a module): each line as neutraliseInline, tabs kept. */
 export function neutraliseLines(text: string): string[] {
   return text.split(LINE_BREAK).map((line) => defuseCommands(line.replace(UNSAFE_BUT_TAB, escapeCharacter)));
 }
 
-/** JSON text with the characters JSON leaves raw written as JSON escapes: parsed, the same data. */
+/** What JSON leaves raw, as JSON escapes: parsed, the same data. */
 export function neutraliseJson(json: string): string {
   // Such characters and `##[` occur only inside strings: JSON's own syntax is plain ASCII. Each
   // UTF-16 code unit is escaped on its own (a character beyond U+FFFF as its surrogate pair).
@@ -65,19 +58,14 @@ export function neutraliseJson(json: string): string {
 const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]|##\[/u;
 
 /**
- * Whether server text, as a YAML scalar, must be written double-quoted for neutraliseYaml: it
- * holds a control, format or line-breaking character, or `##[`. (A line break inside a scalar is
- * the only way to start a line with `::` in YAML that pcsync writes; double-quoted, it is `\n`.)
+ * Whether a YAML scalar must be double-quoted for neutraliseYaml. (A line break inside a scalar is the
+ * only way to start a line with `::` in YAML that pcsync writes; double-quoted, it is `\n`.)
  */
 export function needsYamlEscapes(text: string): boolean {
   return NEEDS_ESCAPES.test(text);
 }
 
-/**
- * YAML text in which every scalar that needsYamlEscapes is written double-quoted (with no line
- * folding), with what YAML leaves raw there written as YAML's own escapes (`\u202e`,
- * `\U000e0041`, `#\x23[`): safe to print, and parsed, the same data.
- */
+/** For YAML whose scalars that needsYamlEscapes are double-quoted, unfolded: YAML's own escapes. */
 export function neutraliseYaml(yaml: string): string {
   return yaml
     .replace(UNSAFE_IN_ESCAPED, (character) => {
@@ -89,7 +77,6 @@ export function neutraliseYaml(yaml: string): string {
     .replace(/##\[/g, "#\\x23[");
 }
 
-/** Server text as a quoted JSON literal for a line of text (a record's name): visible, quoted, safe. */
 export function quoteServerText(text: string): string {
   return neutraliseJson(JSON.stringify(text));
 }

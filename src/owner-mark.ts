@@ -1,7 +1,5 @@
-// The owner mark: how a manifest with `owner: NAME` marks the records it writes. The service has
-// one free-text field, `description`, so the mark lives at its end, in a form that the service's
-// trimming of leading and trailing white space cannot touch, and that gives back the user's text
-// byte for byte:
+// How `owner: NAME` marks the records it writes: at the end of `description` (the one free-text field),
+// in a form the service's trimming cannot touch, giving back the user's text byte for byte:
 //
 //   null                 ->  [pcsync owner=NAME]
 //   "Adds country "      ->  Adds country \n\n[pcsync owner=NAME]
@@ -13,14 +11,12 @@
 
 import { parseJson } from "./files/read-json-file.js";
 
-/** Letters, digits and `-_.`, at most 40: the names `owner:` takes. */
 export const OWNER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,40}$/;
 
 /** The service's limit on `description`. */
 export const DESCRIPTION_MAX_LENGTH = 1000;
 
 const MARK_SEPARATOR = "\n\n";
-/** How every mark starts: a text without it carries none. */
 export const MARK_START = "[pcsync owner=";
 const MARK_AT_END = /(^|\n\n)\[pcsync owner=([A-Za-z0-9_.-]{1,40})\]$/;
 
@@ -30,9 +26,8 @@ const MARK_AT_END = /(^|\n\n)\[pcsync owner=([A-Za-z0-9_.-]{1,40})\]$/;
 const LEADING_SPACE = /^[\s\u001c-\u001f\u0085]/;
 
 export interface ReadMark {
-  /** The owner named by the record's mark; null when it carries none (or a broken one). */
+  /** Null when it carries none (or a broken one). */
   owner: string | null;
-  /** The description the user wrote, without the mark: what pcsync compares, prints and exports. */
   text: string | null;
 }
 
@@ -44,18 +39,13 @@ function needsQuotes(text: string): boolean {
   return text === "" || LEADING_SPACE.test(text) || text.startsWith('"');
 }
 
-/** The description to send for `text` under `owner`'s mark. */
 export function writeMark(text: string | null, owner: string): string {
   if (text === null) return markOf(owner);
   const body = needsQuotes(text) ? JSON.stringify(text) : text;
   return `${body}${MARK_SEPARATOR}${markOf(owner)}`;
 }
 
-/**
- * The owner and the user's text of a description the service holds. A description without a
- * well-formed mark is all text, unowned: a quoted text that does not parse back, or would not have
- * been quoted, is no mark pcsync wrote.
- */
+/** A quoted text that does not parse back, or would not have been quoted, is no mark pcsync wrote. */
 export function readMark(description: string | null | undefined): ReadMark {
   if (typeof description !== "string") return { owner: null, text: description ?? null };
   const match = MARK_AT_END.exec(description);
@@ -77,12 +67,11 @@ function parseQuoted(body: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** Whether a text, written without an owner, would read as carrying a mark. */
 export function looksMarked(text: string): boolean {
   return readMark(text).owner !== null;
 }
 
-/** How long the description sent for `text` under `owner` is, in characters as the service counts them. */
+/** In characters as the service counts them. */
 export function markedLength(text: string | null, owner: string): number {
   return [...writeMark(text, owner)].length;
 }

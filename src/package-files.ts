@@ -6,7 +6,6 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { asRecord } from "./plain-object.js";
 
-/** The absolute path of a file given relative to the package root. */
 export function findPackageFile(relative: string): string {
   let directory = dirname(fileURLToPath(import.meta.url));
   for (;;) {
@@ -20,7 +19,6 @@ export function findPackageFile(relative: string): string {
 
 let versionCache: string | undefined;
 
-/** pcsync's own version, from its package.json. */
 export function packageVersion(): string {
   if (versionCache !== undefined) return versionCache;
   const parsed: unknown = JSON.parse(readFileSync(findPackageFile("package.json"), "utf8"));

@@ -1,11 +1,9 @@
 // A JSON object or YAML mapping read from outside: a plain object, not an array, not null.
 
-/** A JSON object (not an array, not null). */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A YAML mapping's or JSON object's value as a record; undefined for anything else. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return isObject(value) ? value : undefined;
 }

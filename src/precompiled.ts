@@ -1,17 +1,10 @@
-// One rule for the schema validators the build compiles ahead of time (scripts/build-validators.mjs):
-// built code must load them, and a build that lacks one or cannot load it stops with a message
-// saying how to repair it, rather than quietly compiling schemas at every run. Only modules run
-// from their TypeScript source (the tests), which have no generated files beside them, compile
-// the schemas themselves, with the ajv compiler imported for that alone.
+// Built code must load the validators the build precompiles, and stops with a repair message rather than
+// quietly compile schemas at every run; only code run from source (the tests) compiles them itself.
 
 import { describeError } from "./errors.js";
 import { InputError } from "./input-error.js";
 
-/**
- * The generated module `importing` loads, from built code; `undefined` from source, where the
- * caller compiles instead. `what` says what the module holds, for the message; `importerUrl` is
- * the caller's `import.meta.url` (a `.ts` URL when run from source).
- */
+/** `undefined` from source, where the caller compiles instead; `importerUrl`: its `import.meta.url`. */
 export async function loadPrecompiled<T>(
   importing: Promise<T>,
   what: string,
@@ -26,10 +19,7 @@ export async function loadPrecompiled<T>(
   }
 }
 
-/**
- * The validator a generated module exports as `validate`, as a getter: from the build that module
- * (it must load), from source the validator `importCompiler` makes, compiled at first use.
- */
+/** From source, the validator `importCompiler` makes, compiled at first use. */
 export async function precompiledValidator<V>(
   importing: Promise<{ validate: V }>,
   what: string,
@@ -46,7 +36,6 @@ export async function precompiledValidator<V>(
   };
 }
 
-/** Whether the module at this URL runs from its TypeScript source rather than from the build. */
 export function isFromSource(moduleUrl: string): boolean {
   return /\.[cm]?ts$/.test(new URL(moduleUrl).pathname);
 }

@@ -1,28 +1,22 @@
-// A record's name, in one place: its identity key (names that look the same to a reader are one
-// name) and the globs of `protect:`, `--target`, `--exclude` and `--allow-destroy` over that key.
+// A record's name: its identity key (names that look the same to a reader are one name), and the
+// globs of `protect:`, `--target`, `--exclude` and `--allow-destroy` over that key.
 
 import { codePointLabel, trimAsService } from "./trim-as-service.js";
 
-/**
- * Names that look the same to a reader: equal once trimmed as the service trims and put in
- * Unicode normalisation form C (an NFD "café" and an NFC "café" are one look-alike key).
- */
+/** Trimmed as the service trims, in NFC: an NFD "café" and an NFC "café" are one key. */
 export function lookAlikeKey(name: string): string {
   return trimAsService(name).normalize("NFC");
 }
 
-/** Whether two names are one name to the identity rule; a record with no name looks like none. */
+/** A record with no name looks like none. */
 export function sameName(a: string | null, b: string | null): boolean {
   return a !== null && b !== null && lookAlikeKey(a) === lookAlikeKey(b);
 }
 
-/** The longest name a manifest's schema takes (schemas/manifest.schema.json), in characters. */
+/** As schemas/manifest.schema.json, in characters. */
 const MAX_NAME_LENGTH = 400;
 
-/**
- * The first C0 control character or DEL in `text` (a manifest's names are one line of printable
- * text), as messages name it: `U+0009 at character 4`; undefined when there is none.
- */
+/** The first C0 control character or DEL, as messages name it: `U+0009 at character 4`. */
 export function controlCharacterIn(text: string): string | undefined {
   const characters = [...text];
   const index = characters.findIndex((character) => {
@@ -33,10 +27,7 @@ export function controlCharacterIn(text: string): string | undefined {
   return `${codePointLabel(characters[index] ?? "")} at character ${index + 1}`;
 }
 
-/**
- * Why a manifest cannot hold `name` as a config's name (the schema's rule: not empty, no control
- * character), in words for a warning; undefined when it can.
- */
+/** Why a manifest's schema cannot hold `name` as a config's name, in words for a warning. */
 export function unmanifestableName(name: string): string | undefined {
   if (name === "") return "is empty";
   const length = [...name].length;
@@ -46,35 +37,27 @@ export function unmanifestableName(name: string): string | undefined {
   return control === undefined ? undefined : `holds a control character (${control})`;
 }
 
-/** How two different names that share a look-alike key differ, in words for the plan. */
 export function describeLookAlike(from: string, to: string): "white space" | "Unicode normalisation" {
   return trimAsService(from) === trimAsService(to) ? "white space" : "Unicode normalisation";
 }
 
-/** A compiled name glob: `*` matches any run of characters (none included), the rest stands for itself. */
 export type NameGlob = (name: string | null) => boolean;
 
 /**
- * A glob over record names, as the identity rule sees them: the glob matches a name when it spells
- * a look-alike of it: some text the glob spells is, once trimmed at its ends as the service trims,
- * canonically equivalent (NFC/NFD) to the name so trimmed. So `Billing` matches `Billing ` and an
- * NFD `café` matches an NFC one; `*` alone matches every name, and a record with no name (which
- * is matched as the empty name). Only `*` is special; nothing in a pattern can make it throw.
+ * Matches a name when some text it spells is a look-alike of it: `Billing` matches `Billing `, an NFD
+ * `café` an NFC one, and `*` every name, a null one too. Only `*` is special; no pattern can throw.
  * (Left out: combining marks that canonical ordering would move across the edge of a star's text.)
- *
- * Matching is a set-of-states walk over the pattern (no regular expression, no backtracking):
- * linear in the name for each pattern position, whatever the pattern holds.
+ * A set-of-states walk, no backtracking: linear in the name for each pattern position.
  */
 export function compileNameGlob(pattern: string): NameGlob {
   const matches = compileTokens(pattern);
   return (name) => matches(comparable(name));
 }
 
-/** The glob as a test of a name already made `comparable`. */
+/** Tests a name already made `comparable`. */
 function compileTokens(pattern: string): (text: string) => boolean {
   const tokens = globTokens(pattern);
-  // White space the service would trim may stand at either end of what the glob spells: a
-  // leading run of `*` and white space may match nothing of the name, and so may a trailing one.
+  // A leading or trailing run of `*` and white space the service would trim may match nothing.
   let startReach = 0;
   while (startReach < tokens.length && trimmable(tokens[startReach])) startReach += 1;
   let endReach = tokens.length;
@@ -108,7 +91,7 @@ function compileTokens(pattern: string): (text: string) => boolean {
   };
 }
 
-/** A test for names matching any of `patterns`; no pattern matches nothing. */
+/** No pattern matches nothing. */
 export function matchesAnyGlob(patterns: readonly string[]): NameGlob {
   if (patterns.length === 0) return () => false;
   const globs = patterns.map(compileTokens);
@@ -121,10 +104,7 @@ export function matchesAnyGlob(patterns: readonly string[]): NameGlob {
 const STAR = Symbol("*");
 type Token = string | typeof STAR;
 
-/**
- * The pattern as a list of code points (canonically decomposed, so that an `e` of the pattern
- * followed by `*` can spell the `é` of a name) and stars; a run of stars is one star.
- */
+/** Code points, decomposed so that a pattern's `e*` can spell a name's `é`, and stars (a run is one). */
 function globTokens(pattern: string): Token[] {
   const tokens: Token[] = [];
   pattern.split("*").forEach((literal, index) => {
@@ -134,12 +114,10 @@ function globTokens(pattern: string): Token[] {
   return tokens;
 }
 
-/** A name as a glob sees it: trimmed as the service trims, canonically decomposed; none is empty. */
 function comparable(name: string | null): string {
   return trimAsService(name ?? "").normalize("NFD");
 }
 
-/** A token that may stand for white space the service would trim: `*`, or a white space character. */
 function trimmable(token: Token | undefined): boolean {
   return token === STAR || (token !== undefined && trimAsService(token) === "");
 }

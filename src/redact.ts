@@ -1,15 +1,12 @@
-// The one secret matcher: what a leaked secret (the API key) looks like, and the registry of the
-// secrets a run holds, which redacts output, refuses documents and manifest values that hold one.
+// The one secret matcher: what a leaked API key looks like, and the registry of a run's secrets, which
+// redacts output and refuses documents and manifest values that hold one.
 
 export const REDACTED = "[REDACTED]";
 
 /**
- * The one length rule of secret matching: text this short occurs in ordinary text (a few characters
- * of base64 in any hash or id, "ro" in "Property"). So a hex or base64 form shorter than this is
- * not matched at all; a secret shorter than this is found inside longer text only by redaction
- * and the refusal of documents read back (a leak is worse than confetti), while a value given as
- * input (a manifest's) is refused only when it is the whole secret; and of a text given as a
- * secret that is not one key (`Bearer <key>`), the words this long are registered.
+ * Shorter text occurs in ordinary text (base64 in any hash, "ro" in "Property"): a shorter hex or
+ * base64 form is not matched; a shorter secret is found inside text only by redaction and refusal of
+ * documents read back (a leak is worse than confetti), and refused as input only as the whole value.
  */
 export const MIN_SECRET_LENGTH = 8;
 
@@ -23,10 +20,7 @@ const percent = (char: string, upper: boolean): string => `%${hexOf(char, upper)
 const unicodeEscape = (char: string, upper: boolean): string => `\\u00${hexOf(char, upper)}`;
 const jsonEscape: CharEncoder = (char) => JSON.stringify(char).slice(1, -1);
 
-/**
- * How servers, proxies and libraries write a string into a URL or a JSON string: each scheme is
- * applied to every character. The secret is visible ASCII (checkApiKey), so one byte per character.
- */
+/** How servers, proxies and libraries write a string into a URL or JSON; the key is visible ASCII (checkApiKey). */
 const TEXT_SCHEMES: readonly CharEncoder[] = [
   (char) => char,
   // encodeURIComponent, with upper- and lower-case hex digits.
@@ -58,9 +52,8 @@ function applyScheme(text: string, scheme: CharEncoder): string {
 }
 
 /**
- * The base64 characters that depend only on the secret's bytes when it sits `offset` bytes into a
- * 3-byte group of a longer encoded string (`Bearer <key>` encoded whole): each offset gives other
- * characters, and the ones at the edges mix in the neighbouring bytes, so they are left out.
+ * The base64 characters that depend only on the secret when it sits `offset` bytes into a 3-byte group
+ * of a longer encoded string (`Bearer <key>`): the edge characters mix in neighbouring bytes.
  */
 function base64Core(bytes: Buffer, offset: 0 | 1 | 2): string {
   const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
@@ -70,10 +63,8 @@ function base64Core(bytes: Buffer, offset: 0 | 1 | 2): string {
 }
 
 /**
- * Every form in which `secret` may appear in text: as is, URL-encoded and JSON-escaped (as the
- * usual libraries do it), and hex (both cases), base64 and base64url encoded, alone or inside a
- * longer encoded string at any byte alignment. Longest first, so that a longer form is replaced
- * whole rather than a shorter one inside it.
+ * As is, URL-encoded, JSON-escaped, hex, base64 and base64url (alone or at any byte alignment inside a
+ * longer string). Longest first, so that a longer form is replaced whole, not a shorter one inside it.
  */
 export function secretForms(secret: string): readonly string[] {
   if (secret === "") return [];
@@ -105,18 +96,14 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }
 
-/** One occurrence of a secret form in a text: [start, end). */
+/** [start, end) */
 export interface SecretMatch {
   start: number;
   end: number;
 }
 
-/**
- * The secrets a run must never write out. The API key is registered as soon as it is read; every
- * writer that sends bytes out of the process asks the registry at write time.
- */
+/** The API key is registered as soon as it is read; every writer out of the process asks at write time. */
 export class SecretRegistry {
-  /** A registry of `secretList` (for a caller that holds its own secrets). */
   static of(secretList: readonly string[]): SecretRegistry {
     const registry = new SecretRegistry();
     for (const secret of secretList) registry.register(secret);
@@ -131,7 +118,7 @@ export class SecretRegistry {
   #wholeForms = new Set<string>();
   #embeddedPattern: RegExp | undefined;
 
-  /** Adds a secret (idempotent), white space and all (`Bearer <key>`); its forms take effect for every later write. */
+  /** White space and all (`Bearer <key>`). */
   register(secret: string): void {
     if (secret === "" || this.#secrets.has(secret)) return;
     this.#secrets.add(secret);
@@ -149,18 +136,17 @@ export class SecretRegistry {
     this.#embeddedPattern = new RegExp(embeddedForms.map(escapeRegExp).join("|"));
   }
 
-  /** Whether any secret is registered. */
   get active(): boolean {
     return this.#pattern !== undefined;
   }
 
-  /** The length of the shortest registered secret (0 when none): a short one matches ordinary text. */
+  /** 0 when none; a short one matches ordinary text. */
   get shortestSecretLength(): number {
     const lengths = [...this.#secrets].map((secret) => secret.length);
     return lengths.length === 0 ? 0 : Math.min(...lengths); // bounded-spread: a run's one or two secrets
   }
 
-  /** The occurrences of secret forms in `text`, left to right, not overlapping, longest form first. */
+  /** Left to right, not overlapping, longest form first. */
   matches(text: string): SecretMatch[] {
     if (this.#pattern === undefined) return [];
     return Array.from(text.matchAll(this.#pattern), (match) => ({
@@ -169,20 +155,15 @@ export class SecretRegistry {
     }));
   }
 
-  /** Whether `text` holds a secret form anywhere (what redaction would replace). */
   contains(text: string): boolean {
     return this.matches(text).length > 0;
   }
 
-  /**
-   * Whether `text`, a value given as input (a manifest's), holds a secret: one of MIN_SECRET_LENGTH
-   * characters or more in any form anywhere in it, a shorter one in any form as the whole text.
-   */
+  /** For input values (a manifest's): a secret shorter than MIN_SECRET_LENGTH only as the whole text. */
   holds(text: string): boolean {
     return this.#wholeForms.has(text) || (this.#embeddedPattern?.test(text) ?? false);
   }
 
-  /** `text` with every secret form replaced by [REDACTED], and how many were replaced. */
   redact(text: string): { text: string; count: number } {
     const pattern = this.#pattern;
     if (pattern === undefined) return { text, count: 0 };
@@ -195,9 +176,8 @@ export class SecretRegistry {
   }
 
   /**
-   * Where, in the last characters of `text`, a secret form may begin that the next characters
-   * would complete: the index of the earliest such suffix, or `text.length` if none. Only the last
-   * (longest form - 1) characters can be one; a form may hold white space (`Bearer <key>`).
+   * The start of the earliest suffix of `text` that the next characters could complete into a secret
+   * form, or `text.length`; a form may hold white space (`Bearer <key>`).
    */
   incompleteSuffixStart(text: string): number {
     let earliest = text.length;
@@ -213,10 +193,7 @@ export class SecretRegistry {
     return earliest;
   }
 
-  /**
-   * At most `max` characters of `text`, for an excerpt in a message: a cut that would leave part
-   * of a secret form (which redaction would then not recognise) is moved past the whole form.
-   */
+  /** A cut inside a secret form (which redaction would then not recognise) moves past the form. */
   excerpt(text: string, max: number): string {
     if (text.length <= max) return text;
     let cut = max;
@@ -230,21 +207,17 @@ export class SecretRegistry {
 // The manifest loader asks about every string it reads, with the list of secrets it was handed.
 const registriesByList = new WeakMap<readonly string[], SecretRegistry>();
 
-/** The registry of `secretList`, made once per list. */
 export function registryOf(secretList: readonly string[]): SecretRegistry {
   const registry = registriesByList.get(secretList) ?? SecretRegistry.of(secretList);
   registriesByList.set(secretList, registry);
   return registry;
 }
 
-/** A JSON-like value's location: object keys and array indexes from the root. */
 export type ValuePath = ReadonlyArray<string | number>;
 
 /**
- * A copy of `value` with the registered secrets replaced in every string value, for showing data
- * to a person: renderers cut and diff strings, and a cut or diffed key would no longer be
- * recognised at the output edge. Object keys are structure (`from`, `to`), not text, and stay;
- * `undefined` members are kept as they are.
+ * Renderers cut and diff strings, and a cut key would not be recognised at the output edge, so data is
+ * redacted before. Object keys are structure (`from`, `to`) and stay.
  */
 export function redactDeep<T>(value: T, registry: SecretRegistry): { value: T; count: number } {
   if (!registry.active) return { value, count: 0 };
@@ -264,11 +237,7 @@ export function redactDeep<T>(value: T, registry: SecretRegistry): { value: T; c
   return { value: visit(value) as T, count };
 }
 
-/**
- * The places in a JSON-like value whose text holds a secret form: string and number values, and
- * object keys (the path then ends with that key). Also as the value would be written in JSON, whose
- * escaping could complete a form.
- */
+/** Values and object keys; also as written in JSON, whose escaping could complete a form. */
 export function locateSecrets(value: unknown, registry: SecretRegistry): ValuePath[] {
   const found: ValuePath[] = [];
   if (!registry.active) return found;

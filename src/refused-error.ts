@@ -3,7 +3,7 @@
 
 import { describeCode, type ErrorTable, EXIT_REFUSED, type FactsOf, PcsyncError } from "./errors.js";
 
-/** What a lock that is not a journal's guards, for its refusal: "this manifest's rollout", and why one. */
+/** What a lock that is not a journal's guards ("this manifest's rollout"), and the rule it keeps. */
 export interface LockSubject {
   subject: string;
   rule: string;
@@ -14,12 +14,10 @@ function indented(lines: readonly string[]): string {
 }
 
 const REFUSED_CODES = {
-  /** A saved plan the service moved away from since it was made. */
   stale_plan: {
     message: ({ file, reasons }: { file: string; reasons: readonly string[] }) =>
       `the saved plan ${file} is stale:\n${indented(reasons)}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
   },
-  /** A saved plan that does not hold together as the planner made it: edited by hand, or damaged. */
   plan_inconsistent: {
     message: ({ file, problems }: { file: string; problems: readonly string[] }) =>
       `the saved plan ${file} was changed after it was made, and is not applied:\n${indented(problems)}\nNothing was changed. A saved plan is applied only as \`pcsync plan --out\` wrote it: make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.`,
@@ -32,12 +30,10 @@ const REFUSED_CODES = {
     message: ({ path, journalServer, server }: { path: string; journalServer: string; server: string }) =>
       `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.`,
   },
-  /** The journal given to resume a saved plan is of another run. */
   journal_plan_mismatch: {
     message: ({ path, planFile, why }: { path: string; planFile: string; why: string }) =>
       `the journal ${path} is not of an apply of ${planFile} (${why}). Give the journal of the apply of this plan with --journal PATH.`,
   },
-  /** Another run writes the journal (its lock names it): one writer per journal. */
   journal_held: {
     message: ({
       journal,
@@ -50,7 +46,6 @@ const REFUSED_CODES = {
       lock: string;
       holder: { pid: number; host: string; since: string; command: string } | undefined;
       otherHost?: boolean;
-      /** What the lock guards, when not a journal: its words, and the rule it keeps. */
       held?: LockSubject | undefined;
     }) =>
       holder === undefined
@@ -61,12 +56,10 @@ const REFUSED_CODES = {
               : "Run this again once that run has ended (stopping it with Ctrl-C or SIGTERM releases the lock)."
           }`,
   },
-  /** A rollback would bring back a record whose name a live record holds now. */
   rollback_name_taken: {
     message: ({ journal, clashes }: { journal: string; clashes: readonly string[] }) =>
       `rolling back ${journal} would leave two live records of one name in a family:\n${indented(clashes)}\nNothing was changed, and --force does not change that: rename or delete one of them first (or pin it in your manifest), then run the rollback again.`,
   },
-  /** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
   changed_while_asking: {
     message: ({ reasons }: { reasons: readonly string[] }) =>
       `the remote state changed while apply waited for your answer:\n${indented(reasons)}\nNothing was changed. Run apply again to see the plan as it is now.`,
@@ -76,17 +69,14 @@ const REFUSED_CODES = {
     message: ({ messages, lead }: { messages: readonly string[]; lead?: string | undefined }) =>
       `${lead ?? "refusing to apply"}:\n${indented(messages)}\nNothing was changed.`,
   },
-  /** Configs that match records another owner marked; `--takeover` is the way on. */
   owner_conflict: {
     message: ({ problems }: { problems: readonly string[] }) =>
       `the plan is refused: records of another owner:\n${indented(problems)}`,
   },
-  /** Two owners claimed one record at once: the other's mark won (`problems`: one line each). */
   owner_claim_lost: {
     message: ({ problems }: { problems: readonly string[] }) =>
       `another owner claimed records at the same time as this run, and its mark won:\n${indented(problems)}\nThose records are the other owner's now (this run's writes to them may have been overwritten): run \`pcsync plan\` to see them; to take one over, pass --takeover.`,
   },
-  /** Records a rollback would put back were changed since by someone else (`conflicts`: one line each). */
   rollback_conflict: {
     message: ({ journal, conflicts }: { journal: string; conflicts: readonly string[] }) =>
       `records were changed since the run of ${journal}, by someone else:\n${indented(conflicts)}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.`,
@@ -95,7 +85,7 @@ const REFUSED_CODES = {
 
 export type RefusedCode = keyof typeof REFUSED_CODES;
 
-/** The refusals of a saved plan (or its journal) before anything is read or written. */
+/** They say themselves that nothing was changed. */
 const SAVED_PLAN_REFUSALS: readonly RefusedCode[] = [
   "stale_plan",
   "plan_inconsistent",
@@ -103,7 +93,6 @@ const SAVED_PLAN_REFUSALS: readonly RefusedCode[] = [
   "journal_server_mismatch",
 ];
 
-/** Refused by a guard or a check before anything is changed: exit code 3. */
 export class RefusedError<Code extends RefusedCode = RefusedCode> extends PcsyncError {
   declare readonly code: Code;
   readonly facts: FactsOf<typeof REFUSED_CODES, Code>;
@@ -115,9 +104,8 @@ export class RefusedError<Code extends RefusedCode = RefusedCode> extends Pcsync
 }
 
 /**
- * For an apply that stopped before its first write: adds to a PcsyncError's message that nothing
- * was changed (a saved plan's refusal says so itself), and rethrows it. The words are added to the
- * error itself, so that its class, code, exit code, hint and facts stay as they were.
+ * For an apply that stopped before its first write. The words go into the error itself, so that its
+ * class, code, exit code, hint and facts stay as they were.
  */
 export function throwSayingNothingChanged(error: unknown): never {
   if (error instanceof PcsyncError && !(SAVED_PLAN_REFUSALS as readonly string[]).includes(error.code)) {

@@ -1,7 +1,7 @@
-// The JSON shapes of the service, the one definition both sides of the wire import: the API client
-// validates responses into them, the emulator writes them. Neither side imports the other.
+// The service's JSON shapes, the one definition both the API client and the emulator import
+// (neither side imports the other).
 
-/** A plugin config record, as returned by both families. */
+/** As returned by both families. */
 export interface PluginConfigRecord {
   id: number;
   plugin: number;
@@ -20,7 +20,6 @@ export interface PluginConfigRecord {
   updated_at?: unknown;
 }
 
-/** The writable fields of a record; the body of create and update. */
 export interface PluginConfigInput {
   plugin?: number;
   enabled?: boolean;
@@ -31,7 +30,7 @@ export interface PluginConfigInput {
   match_action?: number | null;
 }
 
-/** The body of a job request: `{"job": {"type": ..., "payload": ...}}`. */
+/** Sent as `{"job": {"type": ..., "payload": ...}}`. */
 export interface JobInput {
   type: string;
   payload?: Readonly<Record<string, unknown>>;
@@ -40,7 +39,6 @@ export interface JobInput {
 /** The body of rearrange: config id (seed) or plugin id (posthog-2024) -> new order. */
 export type RearrangeOrders = Readonly<Record<string, number>>;
 
-/** An entry of the logs endpoint. */
 export interface LogEntry {
   id: string;
   team_id: number;
@@ -60,7 +58,6 @@ export interface Project {
   [key: string]: unknown;
 }
 
-/** The paginated list envelope. */
 export interface Page<T> {
   count: number;
   next: string | null;
@@ -68,7 +65,6 @@ export interface Page<T> {
   results: T[];
 }
 
-/** The service's error body. */
 export interface ServiceErrorBody {
   type: string;
   code: string;
