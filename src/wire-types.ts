@@ -1,6 +1,8 @@
 // The service's JSON shapes, the one definition both the API client and the emulator import
 // (neither side imports the other).
 
+import type { WritableField } from "./families.js";
+
 /** As returned by both families. */
 export interface PluginConfigRecord {
   id: number;
@@ -20,15 +22,7 @@ export interface PluginConfigRecord {
   updated_at?: unknown;
 }
 
-export interface PluginConfigInput {
-  plugin?: number;
-  enabled?: boolean;
-  order?: number;
-  name?: string | null;
-  description?: string | null;
-  deleted?: boolean;
-  match_action?: number | null;
-}
+export type PluginConfigInput = Partial<Pick<PluginConfigRecord, WritableField>>;
 
 /** Sent as `{"job": {"type": ..., "payload": ...}}`. */
 export interface JobInput {

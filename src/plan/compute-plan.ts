@@ -53,13 +53,10 @@ export interface PlanOptions {
   maxDeletePercent?: number;
   /** Refuse to update more than this share of a family of 10 or more records. */
   maxUpdatePercent?: number;
-  /** Record-name globs whose protected records may be deleted (--allow-destroy). */
   allowDestroy?: readonly string[];
-  /** --target/--exclude: only these records' changes are planned (a partial plan). */
   targets?: PlanTargets;
-  /** The manifest's `owner:` (computePlan takes the desired state's); see owner-plan.ts. */
+  /** computePlan takes the desired state's `owner:`. */
   owner?: string | undefined;
-  /** `--takeover`: configs may claim records another owner marked. */
   takeover?: boolean | undefined;
   /** Watch: an owner conflict refuses its family only (listed in `refused`), not the whole plan. */
   refuseFamilyOnly?: boolean | undefined;
@@ -349,8 +346,7 @@ function planFamily(
   const { project, family } = desiredFamily;
   const listed = input.current.get(family)?.records ?? [];
   const familySource = formatSource(desiredFamily.source);
-  // A record of another family that this family's list also shows is that family's, unless a
-  // config of this family claims it.
+  // Another family's record in this list is that family's, unless a config of this family claims it.
   const otherIds = idsOfOtherFamilies(family, input.current.values());
   const owned = listed.filter((record) => {
     const claim = claims.byRecord.get(record.id);
