@@ -5,12 +5,11 @@ import { InputError } from "../input-error.js";
 
 const VALID_KEY = /^[\x21-\x7e]+$/;
 
-/** Whether `key` can go into the header as is. */
 export function isValidApiKey(key: string): boolean {
   return VALID_KEY.test(key);
 }
 
-/** `key`, or an InvalidApiKeyError naming `source` (where the key came from) if it is not valid. */
+/** `source`: where the key came from, for the error. */
 export function checkApiKey(key: string, source: string): string {
   if (!isValidApiKey(key)) {
     throw new InputError("api_key_invalid", {

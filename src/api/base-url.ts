@@ -1,24 +1,23 @@
-// The base URL: parsed once, checked for transport safety, and the only place URLs are built from
-// or checked against, so no request or followed link can leave its origin and path prefix.
+// The base URL: parsed once, checked, and the only place URLs are built from or checked against,
+// so no request or followed link can leave its origin and path prefix.
 
 import { FAMILIES } from "../families.js";
 import { isLoopbackHost } from "../http/proxy.js";
 import { InputError } from "../input-error.js";
 
 export interface BaseUrl {
-  /** e.g. `https://app.example.com` */
   readonly origin: string;
-  /** The path prefix without a trailing slash: `""` or e.g. `/posthog`. */
+  /** Without a trailing slash: `""` or e.g. `/posthog`. */
   readonly prefix: string;
   /** Origin plus prefix, for messages. */
   readonly display: string;
-  /** Set when the URL given was corrected (a trailing `/api`): says what was done, for a warning. */
+  /** What was corrected (a trailing `/api`), for a warning. */
   readonly correction?: string | undefined;
-  /** Where the base URL was given (`server.base_url at pcsync.yaml:3`, `PCSYNC_BASE_URL`), for messages. */
+  /** `server.base_url at pcsync.yaml:3`, `PCSYNC_BASE_URL`: for messages. */
   readonly source?: string | undefined;
 }
 
-/** Query parameters; an array repeats the parameter, `undefined` leaves it out. */
+/** An array repeats the parameter, `undefined` leaves it out. */
 export type QueryParams = Readonly<Record<string, string | number | readonly string[] | undefined>>;
 
 // Every API path starts with /api/: a base URL that ends with it would make them /api/api/...
@@ -81,7 +80,7 @@ export function fromWhere(source: string | undefined): string {
   return source === undefined ? "" : ` (from ${source})`;
 }
 
-/** `path` is an API path such as `/api/projects/1/plugin_configs/`, already encoded. */
+/** `path` is already encoded. */
 export function buildUrl(base: BaseUrl, path: string, query: QueryParams = {}): URL {
   const url = new URL(`${base.origin}${base.prefix}${path}`);
   for (const [name, value] of Object.entries(query)) {
@@ -92,7 +91,7 @@ export function buildUrl(base: BaseUrl, path: string, query: QueryParams = {}): 
   return url;
 }
 
-/** Whether a URL is on the base origin and under its path prefix: the only URLs the key goes to. */
+/** The only URLs the key goes to. */
 export function isUnderBase(base: BaseUrl, url: URL): boolean {
   if (url.origin !== base.origin) return false;
   if (url.username !== "" || url.password !== "") return false;

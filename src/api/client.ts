@@ -1,8 +1,5 @@
-// The HTTP client of the Plugin Configuration Service: owns the connection pool, the key and the
-// shared rate limiter, sends each attempt (counted and traced) through the one retry loop
-// (retry.ts) and turns the last one into a response or an error. endpoints.ts builds on `request`.
-// Its endpoint stack (a dispatcher, and a retry context paced by a limiter of its own) is also
-// how a webhook receiver or a Prometheus server is reached (connectForeignEndpoint).
+// The HTTP client of the service: pool, key and rate limiter, each attempt sent through retry.ts.
+// Its endpoint stack also reaches webhook receivers and Prometheus (connectForeignEndpoint).
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
@@ -33,11 +30,10 @@ import {
 import { type FailedRequest, ServiceError } from "./service-error.js";
 import { validateResponse } from "./validate-response.js";
 
-/** How far one list read may go (list-walk.ts holds a walk to them). */
 export interface ListBounds {
-  /** The most records one list may hold: a larger `count` is refused at the first page. */
+  /** A larger `count` is refused at the first page. */
   maxRecords: number;
-  /** The longest one list may take to read, all its pages and re-reads together (ms). */
+  /** All pages and re-reads of one list together. */
   maxReadMs: number;
 }
 
@@ -47,37 +43,27 @@ export const LIST_BOUND_DEFAULTS = {
 } as const satisfies ListBounds;
 
 export interface ApiClientOptions extends EndpointOptions {
-  /** The service's base URL; may carry a path prefix (`https://host/posthog`). */
+  /** May carry a path prefix (`https://host/posthog`). */
   baseUrl: string;
   apiKey: string;
-  /** The run's secrets, which the client adds its key to; a registry of its own when not given. */
+  /** The run's secrets, which the client adds its key to. */
   secrets?: SecretRegistry | undefined;
   /** Allow plain http to hosts other than this machine. */
   allowInsecureHttp?: boolean | undefined;
-  /** Where the base URL was given (`--base-url`, `server.base_url at pcsync.yaml:3`), for messages. */
+  /** `--base-url`, `server.base_url at pcsync.yaml:3`: for messages. */
   baseUrlSource?: string | undefined;
-  /** Requests in flight at most. */
   concurrency?: number | undefined;
-  /** `limit` asked of list endpoints; a family up to this size is read in one request. */
+  /** A family up to this size is read in one request. */
   pageSize?: number | undefined;
-  /** Time allowed until the response headers arrive (also the connect timeout). */
+  /** Until the response headers arrive (also the connect timeout). */
   requestTimeoutMs?: number | undefined;
-  /** Time allowed to receive the whole response body. */
   bodyTimeoutMs?: number | undefined;
-  /** Responses larger than this fail instead of filling memory. */
   maxResponseBytes?: number | undefined;
-  /** How many records one list may hold and how long reading one may take (see paginate.ts). */
   listBounds?: Partial<ListBounds> | undefined;
   retry?: Partial<RetryOptions> | undefined;
-  /**
-   * Take every 5xx answer to a write for one that may still commit, whatever its body
-   * (`--treat-5xx-as-in-flight`, for a proxy that imitates the service's error envelope).
-   */
+  /** `--treat-5xx-as-in-flight`: for a proxy that imitates the service's error envelope. */
   treat5xxAsInFlight?: boolean | undefined;
-  /**
-   * Told of every attempt as it ends: its method and status, or `"error"` when no response came
-   * (refused, reset, timed out). `pcsync watch` counts requests with it for its metrics.
-   */
+  /** Each attempt's status, or `"error"` when no response came: `pcsync watch` counts them. */
   onAttempt?: ((method: HttpMethod, status: number | "error") => void) | undefined;
 }
 
@@ -96,7 +82,7 @@ export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
 export interface RequestSpec {
   method: HttpMethod;
-  /** Absolute URL under the base URL (from `client.url()` or a checked `next` link). */
+  /** Under the base URL (from `client.url()` or a checked `next` link). */
   url: URL;
   /** Sent as JSON. */
   body?: unknown;
@@ -113,12 +99,11 @@ export interface ApiResponse {
   attempts: number;
 }
 
-/** Counters for the verbose summary and the benchmark (the retry loop's among them). */
+/** Counters for the verbose summary and the benchmark. */
 export interface ApiStats extends RetryStats {
   /** Attempts sent, retries included. */
   requests: number;
   responsesByStatus: Record<number, number>;
-  /** Attempts that got no response (refused, reset, timed out, too large). */
   transportFailures: number;
   bytesSent: number;
   bytesReceived: number;
@@ -126,14 +111,12 @@ export interface ApiStats extends RetryStats {
 
 export class ApiClient {
   readonly base: BaseUrl;
-  /** The secrets this client's errors and excerpts must hide: its key, and the run's. */
+  /** What this client's errors and excerpts must hide: its key, and the run's. */
   readonly secrets: SecretRegistry;
   readonly pageSize: number;
-  /** Requests in flight at most, all reads and writes of this client together. */
   readonly concurrency: number;
   readonly retryOptions: RetryOptions;
   readonly listBounds: ListBounds;
-  /** See ApiClientOptions.timeScale. */
   readonly timeScale: number;
   readonly limiter: RateLimiter;
   readonly stats: ApiStats = {
@@ -146,32 +129,26 @@ export class ApiClient {
     bytesReceived: 0,
   };
 
-  /** The time allowed for a response's headers: how long a request may be pending unanswered. */
   readonly requestTimeoutMs: number;
-  /** The client's abort signal, if it was given one. */
   readonly signal: AbortSignal | undefined;
 
   // Private fields stay out of util.inspect and JSON.stringify: the key lives only here.
   readonly #authorization: string;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
-  /** The proxy requests go through, if any. */
   readonly #proxy: ProxyRoute | undefined;
-  /** The time and size bounds of every attempt. */
   readonly #bounds: { headersTimeoutMs: number; bodyTimeoutMs: number; maxResponseBytes: number };
   readonly #onAttempt: ((method: HttpMethod, status: number | "error") => void) | undefined;
-  /** The retry loop's limiter, policy, clock, sleep and trace. */
   readonly #retry: RetryContext;
   #closed = false;
   /** Set inside `ahead()`: the requests made there go ahead of the client's own pacing. */
   readonly #ahead = new AsyncLocalStorage<boolean>();
-  /** Set inside `beforeFirstWrite()`: what runs before the first write of the task leaves. */
+  /** Set inside `beforeFirstWrite()`. */
   readonly #firstWrite = new AsyncLocalStorage<{ hook: (() => Promise<void>) | undefined }>();
 
   constructor(options: ApiClientOptions) {
     const apiKey = checkApiKey(options.apiKey, "the client options");
-    // The client's key is a secret of whoever gave the registry (the run), and of the client's own
-    // errors: their inspect and JSON redact it.
+    // The key is a secret of the run that gave the registry, and of the client's own errors.
     this.secrets = options.secrets ?? new SecretRegistry();
     this.secrets.register(apiKey);
     this.#authorization = `Bearer ${apiKey}`;
@@ -228,7 +205,7 @@ export class ApiClient {
     this.#dispatcher = stack.dispatcher;
   }
 
-  /** An absolute URL for an API path such as `/api/projects/`, under the base URL's prefix. */
+  /** An API path such as `/api/projects/`, under the base URL's prefix. */
   url(path: string, query?: QueryParams): URL {
     return buildUrl(this.base, path, query);
   }
@@ -247,35 +224,30 @@ export class ApiClient {
     this.#retry.trace(line);
   }
 
-  /** The backoff before retry number `retryNumber` (from 1), with the client's jitter. */
+  /** `retryNumber` counts from 1. */
   backoffDelayMs(retryNumber: number): number {
     return backoffDelayMs(retryNumber, this.retryOptions, this.#retry.random);
   }
 
   /**
-   * Runs `task` so that every request it makes goes ahead of the client's own pacing and of the
-   * requests queued for a slot, though never ahead of a pause the service asked for: a create
-   * being settled holds its family's order and the run's summary, so its re-reads and its resend
-   * should not wait behind the writes queued after it.
+   * `task`'s requests go ahead of the client's pacing and queue (never of a pause the service asked
+   * for): a create being settled holds up its family, so its re-reads should not wait behind writes.
    */
   ahead<T>(task: () => Promise<T>): Promise<T> {
     return this.#ahead.run(true, task);
   }
 
   /**
-   * Runs `task` so that `hook` runs once, just before the first attempt of the first request of the
-   * task that is not a GET leaves, with its slot held: a write's journal intent is on disk before
-   * the write is sent, and only a write that is sent has one. `task`'s reads do not run it.
+   * `hook` runs once, slot held, just before `task`'s first non-GET attempt leaves: a write's journal
+   * intent is on disk before the write is sent, and only a write that is sent has one.
    */
   beforeFirstWrite<T>(hook: () => Promise<void>, task: () => Promise<T>): Promise<T> {
     return this.#firstWrite.run({ hook }, task);
   }
 
   /**
-   * The longest one request can take before it ends, answered or failed, against a service that
-   * hangs or throttles: every attempt (the first, each fault retry, each 429 retry: two budgets of
-   * `retries`) held to its connect, headers and whole-body timeouts, each fault retry after the
-   * longest backoff and each 429 retry after the longest wait the client sleeps through. What
+   * The longest one request can take against a service that hangs or throttles: every attempt (two
+   * budgets of `retries`: faults and 429s) at its full timeouts, after the longest waits. What
    * `watch`'s /healthz allows a cycle in progress beyond its intervals.
    */
   get longestRequestMs(): number {
@@ -284,20 +256,16 @@ export class ApiClient {
     return (1 + 2 * retries) * attemptMs + retries * (maxDelayMs + maxRetryAfterMs);
   }
 
-  /** The client's clock (injectable for tests). */
   now(): number {
     return this.#retry.now();
   }
 
-  /** The client's sleep; rejects with the signal's reason once the client's signal aborts. */
+  /** Rejects with the signal's reason once the client's signal aborts. */
   sleep(ms: number): Promise<void> {
     return this.#retry.sleep(ms);
   }
 
-  /**
-   * Sends a request with retries; resolves with a 2xx response (or the 404 of a DELETE that an
-   * earlier attempt already did) and throws a PcsyncError subclass otherwise.
-   */
+  /** Resolves with a 2xx (or the 404 of a DELETE an earlier attempt did); throws a PcsyncError otherwise. */
   async request(spec: RequestSpec): Promise<ApiResponse> {
     if (this.#closed) throw new InputError("invalid_request", { message: "The API client is closed." });
     const { method, url } = spec;
@@ -335,7 +303,7 @@ export class ApiClient {
     });
   }
 
-  /** The hook of `beforeFirstWrite`, once: the task's later writes go without it. */
+  /** Once: the task's later writes go without it. */
   #takeFirstWriteHook(): (() => Promise<void>) | undefined {
     const store = this.#firstWrite.getStore();
     const hook = store?.hook;
@@ -343,7 +311,6 @@ export class ApiClient {
     return hook;
   }
 
-  /** Sends one attempt; counts it in the stats and traces it with its time and size. */
   async #sendAttempt(
     request: { method: HttpMethod; url: URL; headers: Record<string, string>; body: string | undefined },
     traceLabel: string,
@@ -372,7 +339,6 @@ export class ApiClient {
     return response;
   }
 
-  /** A request whose 2xx body must be JSON of the given shape. */
   async requestJson<S extends ResponseShape>(spec: RequestSpec, shape: S): Promise<ResponseShapes[S]> {
     const response = await this.request(spec);
     return this.parseJson(spec, response.body, shape);
@@ -380,8 +346,7 @@ export class ApiClient {
 
   parseJson<S extends ResponseShape>(spec: RequestSpec, body: Buffer, shape: S): ResponseShapes[S] {
     const failedRequest = this.describeRequest(spec.method, spec.url);
-    // The data stays as the server sent it: plan compares it and export writes it. A key the
-    // server reflected into it is redacted where output leaves the process, or the document refused.
+    // Kept as sent (plan compares it, export writes it): a reflected key is redacted at the output.
     const text = body.toString("utf8");
     const { value, problem } = parseJsonText(text);
     if (problem !== undefined) {
@@ -399,12 +364,12 @@ export class ApiClient {
     return result.value;
   }
 
-  /** Whether any request of this client has had a 2xx answer (the base URL reaches the API). */
+  /** Whether any request has had a 2xx answer: the base URL reaches the API. */
   hasSucceeded(): boolean {
     return Object.keys(this.stats.responsesByStatus).some((status) => Number(status) < 300);
   }
 
-  /** Closes the client's own connection pool; requests in flight finish first. */
+  /** Requests in flight finish first. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -424,43 +389,30 @@ function definedEntries<T extends object>(value: T): { [K in keyof T]?: Exclude<
   };
 }
 
-/** The client's options (ApiClientOptions) that are the endpoint stack's: pacing, transport, tests' clock. */
+/** The options (of ApiClientOptions) that are the endpoint stack's. */
 interface EndpointOptions {
-  /** Requests per second at most (client side); none by default. */
+  /** Client side; none by default. */
   maxRps?: number | undefined;
   /**
-   * Multiplies every duration the client uses, given or default: timeouts, backoffs, the longest
-   * Retry-After honoured, the list time bound and the rate limiter's own constants (and apply's
-   * proof window and settle time). Tests shrink time with it and keep the defaults' proportions.
+   * Multiplies every duration the client uses, given or default (and apply's proof window and
+   * settle time): tests shrink time with it and keep the defaults' proportions.
    */
   timeScale?: number | undefined;
-  /**
-   * Receives one line per request attempt (method, URL, status, time, size). Lines may quote what
-   * the server sent (a `next` link), so they go out through a redacting writer, as all output does.
-   */
+  /** One line per attempt; may quote the server (a `next` link), so it must go out redacted. */
   trace?: ((line: string) => void) | undefined;
-  /** Injected for tests: jitter source, clock and sleep. */
   random?: (() => number) | undefined;
   now?: (() => number) | undefined;
   sleep?: Sleep | undefined;
-  /**
-   * Once aborted, no request attempt starts: requests waiting for a slot, for the rate or for a
-   * retry reject with RequestAbortedError. Attempts already sent finish or time out.
-   */
+  /** Once aborted, no attempt starts; attempts already sent finish or time out. */
   signal?: AbortSignal | undefined;
-  /** An undici dispatcher to use instead of the client's own keep-alive pool (not closed by `close()`). */
+  /** Used instead of the client's own pool, and not closed by `close()`. */
   dispatcher?: Dispatcher | undefined;
-  /**
-   * Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and their lower-case forms) are read from: the
-   * CLI passes its environment. Without it the client connects directly.
-   */
+  /** Where the *_PROXY variables are read from; without it the client connects directly. */
   proxyEnvironment?: ProxyEnvironment | undefined;
 }
 
-/** The stack's options, and what the client derives for it. */
 type EndpointStackOptions = EndpointOptions & {
   origin: string;
-  /** Requests in flight at most. */
   connections: number;
   connectTimeoutMs: number;
   retry: RetryOptions;
@@ -468,7 +420,6 @@ type EndpointStackOptions = EndpointOptions & {
   treat5xxAsInFlight?: boolean | undefined;
 };
 
-/** The dispatcher, whether requests go through a proxy and why (for `--verbose`), and the retry context. */
 function createEndpointStack(options: EndpointStackOptions) {
   const { origin, signal, proxyEnvironment } = options;
   const proxy: ProxyDecision =
@@ -503,10 +454,9 @@ function createEndpointStack(options: EndpointStackOptions) {
 /** An endpoint other than the service, with bounds of the caller's. */
 export function connectForeignEndpoint(options: {
   origin: string;
-  /** Requests in flight at most. */
   connections: number;
   connectTimeoutMs: number;
-  /** Attempts of one request, the first included. */
+  /** The first included. */
   attempts: number;
   /** The first retry's wait (full jitter), doubling up to maxBackoffMs, which also caps a Retry-After. */
   backoffMs: number;

@@ -1,6 +1,5 @@
-// One typed function per endpoint of the service, for any family (paths come from families.ts).
-// Everything plan and apply need from the network goes through these. Ids are checked and encoded
-// in the paths built here, so a project or config id can never turn into another path.
+// One typed function per endpoint of the service, for any family. Ids are checked and encoded in
+// the paths built here, so a project or config id can never turn into another path.
 
 import { type FamilyName, getFamily } from "../families.js";
 import { InputError } from "../input-error.js";
@@ -19,15 +18,12 @@ import { isApiError, isRequestError, ServiceError } from "./service-error.js";
 
 const PROJECTS_PATH = "/api/projects/";
 
-/** The projects the key can see, all pages, from one read whose pages add up (see listItems). */
+/** The projects the key can see, from one read whose pages add up (see listItems). */
 export async function listProjects(client: ApiClient): Promise<Project[]> {
   return await listItems(client, client.url(PROJECTS_PATH, { limit: client.pageSize }), "projectPage");
 }
 
-/**
- * Whether the base URL reaches the service's API: one page of one project from the project list.
- * `false` for a 404 (the path is not the API's), `undefined` when the answer says neither (a 403).
- */
+/** Whether the base URL reaches the API: `false` for a 404, `undefined` when unsure (a 403). */
 export async function reachesProjectList(client: ApiClient): Promise<boolean | undefined> {
   try {
     await client.request({ method: "GET", url: client.url(PROJECTS_PATH, { limit: 1 }) });
@@ -38,10 +34,8 @@ export async function reachesProjectList(client: ApiClient): Promise<boolean | u
 }
 
 /**
- * The whole family as listed (seed: without soft-deleted ones): one request for a family of up
- * to `pageSize` records. The pages are checked to add up to one state of the list, which is read
- * again if it changed while it was paged (see listItems); a plan, a dedupe or a create's
- * re-read never works from records of a half-changed list.
+ * The whole family as listed, from one read whose pages add up (see listItems): a plan, a dedupe
+ * or a create's re-read never works from records of a half-changed list.
  */
 export async function listAllConfigs(
   client: ApiClient,
@@ -62,7 +56,7 @@ export async function getConfig(
   return await client.requestJson({ method: "GET", url }, "record");
 }
 
-/** PATCH with the fields to change; repeated safely on failure since it sets absolute values. */
+/** Repeated safely on failure since it sets absolute values. */
 export async function updateConfig(
   client: ApiClient,
   projectId: string,
@@ -75,9 +69,8 @@ export async function updateConfig(
 }
 
 /**
- * DELETE. seed soft-deletes; posthog-2024 only disables (a record leaves its list through
- * `updateConfig(..., {deleted: true})`). A 404 after a retry whose first attempt's outcome was
- * unknown counts as done.
+ * seed soft-deletes; posthog-2024 only disables (a record leaves its list through
+ * `updateConfig(..., {deleted: true})`).
  */
 export async function deleteConfig(
   client: ApiClient,
@@ -89,7 +82,7 @@ export async function deleteConfig(
   await client.request({ method: "DELETE", url, notFoundMeansDone: true });
 }
 
-/** The record's frontend module (JavaScript text). */
+/** JavaScript text. */
 export async function getFrontend(
   client: ApiClient,
   projectId: string,
@@ -101,8 +94,8 @@ export async function getFrontend(
 }
 
 /**
- * Runs a job on a record. Returns the record, or null when the service answers with an empty body
- * (posthog-2024). Never repeated after a failure that may have reached the service.
+ * null for posthog-2024's empty answer. Never repeated after a failure that may have reached the
+ * service: a job run twice may do harm.
  */
 export async function createJob(
   client: ApiClient,
@@ -119,7 +112,6 @@ export async function createJob(
   const spec = { method: "POST", url, body, safety: "unsafe" } as const;
   try {
     const response = await client.request(spec);
-    // posthog-2024 answers with an empty body.
     if (response.body.toString("utf8").trim() === "") return null;
     return client.parseJson(spec, response.body, "record");
   } catch (error) {
@@ -132,10 +124,7 @@ export async function createJob(
   }
 }
 
-/**
- * Sets orders: keys are config ids (seed) or plugin ids (posthog-2024), values the new orders.
- * Returns the family's records as the service lists them after the change (a bare array).
- */
+/** Keys are config ids (seed) or plugin ids (posthog-2024); returns the family as listed after it. */
 export async function rearrangeConfigs(
   client: ApiClient,
   projectId: string,
@@ -153,17 +142,16 @@ export async function rearrangeConfigs(
   return await client.requestJson({ method: "PATCH", url, body: { orders } }, "recordList");
 }
 
-/** The filters of the logs endpoint; `typeFilter` becomes repeated `type_filter` parameters. */
+/** `typeFilter` becomes repeated `type_filter` parameters. */
 export interface LogQuery {
   limit?: number;
   typeFilter?: readonly string[];
   search?: string;
-  /** ISO-8601 time, or a Date. */
+  /** ISO-8601. */
   after?: string | Date;
   before?: string | Date;
 }
 
-/** One page of a plugin config's log entries, newest first, filtered as asked. */
 export async function listLogs(
   client: ApiClient,
   projectId: string,
@@ -178,14 +166,9 @@ export async function listLogs(
 }
 
 /**
- * Log entries across pages, newest first, up to `maxEntries` (default: all), each entry once.
- *
- * Logs are a live stream, not a list to reconcile: entries arrive at the head while the pages are
- * read, and `count` grows with them. An entry added between two pages shifts the older ones to
- * later offsets, so the next page starts with entries already yielded: those are skipped by id.
- * Entries only leave at the tail (retention), which shifts nothing before it. So the list-change
- * refusal of a whole list's read would refuse a busy plugin's logs for no gain, and is not applied;
- * the next links are still held to this config's logs and these filters.
+ * Log entries across pages, newest first, each once. Logs are a live stream: entries arriving at
+ * the head shift older ones to later pages, so repeats are skipped by id, and the list-change
+ * refusal of a whole list's read is not applied (it would refuse a busy plugin's logs).
  */
 export async function* iterateLogs(
   client: ApiClient,
@@ -207,9 +190,8 @@ export async function* iterateLogs(
       yield entry;
     }
     if (yieldedIds.size >= maxEntries) return;
-    // A page wholly of entries already shown takes a page's worth of new ones arriving between
-    // two reads; several in a row is a server repeating its pages, which would otherwise run on
-    // to its count.
+    // One page of repeats is a page's worth of new entries arriving; several in a row is a server
+    // repeating its pages.
     pagesWithNothingNew = yieldedIds.size === before ? pagesWithNothingNew + 1 : 0;
     if (pagesWithNothingNew >= MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES) {
       throw new ServiceError("pagination_loop", client.describeRequest("GET", firstUrl), {
@@ -219,7 +201,6 @@ export async function* iterateLogs(
   }
 }
 
-/** Pages in a row without a log entry not read before, after which a log read is refused as looping. */
 const MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES = 3;
 
 function logsUrl(
@@ -256,7 +237,6 @@ function formatTime(value: string | Date | undefined): string | undefined {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** Checks a project id and encodes it as one path segment. */
 function encodeProjectId(projectId: string): string {
   const reason =
     typeof projectId !== "string" || projectId === ""
@@ -272,12 +252,11 @@ function encodeProjectId(projectId: string): string {
   return encodeURIComponent(projectId).replace(/%40/g, "@");
 }
 
-/** `/api/projects/{project}/{family}/`, with the trailing slash the service's examples use. */
+/** With the trailing slash the service's examples use. */
 export function collectionPath(projectId: string, family: FamilyName): string {
   return `${PROJECTS_PATH}${encodeProjectId(projectId)}/${getFamily(family).pathSegment}/`;
 }
 
-/** A record's path, or one of its sub-resources. */
 function recordPath(
   projectId: string,
   family: FamilyName,

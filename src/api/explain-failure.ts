@@ -1,7 +1,5 @@
-// A request that failed, as the ServiceError a user reads: an answer that was not a 2xx (with what
-// its body says, and a hint where the status alone misleads), or a connection failure in the
-// user's terms: which hop failed (the proxy or the service) and what to check, instead of a
-// system error code or OpenSSL's two-line message.
+// A failed request as the ServiceError a user reads: a non-2xx with a hint where the status misleads,
+// or a connection failure in the user's terms (which hop, what to check), not a system code.
 
 import { maxHeaderSize } from "node:http";
 import type { ProxyRoute } from "../http/proxy.js";
@@ -13,19 +11,16 @@ import { type LastAttempt, parseRetryAfter, throttleWaitMs } from "./retry.js";
 import { apiError, type FailedRequest, ServiceError } from "./service-error.js";
 import { isServiceEnvelope, readServiceError } from "./validate-response.js";
 
-/** What the client knows that its errors need. */
 export interface FailureContext {
   base: BaseUrl;
   proxy: ProxyRoute | undefined;
   secrets: SecretRegistry;
-  /** The time and size bounds of every attempt. */
   bounds: { headersTimeoutMs: number; bodyTimeoutMs: number; maxResponseBytes: number };
   now: number;
-  /** Whether any request of the client has had a 2xx answer (the base URL reaches the API). */
+  /** The base URL reaches the API. */
   hasSucceeded: boolean;
 }
 
-/** The error for the last attempt of a request that was not done (see sendWithRetry). */
 export function failureError(
   request: FailedRequest,
   url: URL,
@@ -57,7 +52,6 @@ export function failureError(
 /** A 429's stated wait beyond which "wait a little" misleads: the service named an hour's limit. */
 const LONG_THROTTLE_MS = 120_000;
 
-/** A hint that the answer's body gives beyond its status. */
 function hintFor(status: number, response: AttemptResponse, { base, hasSucceeded, now }: FailureContext) {
   if (status === 429) {
     const waitMs = throttleWaitMs(response, now);
@@ -82,7 +76,7 @@ function hintFor(status: number, response: AttemptResponse, { base, hasSucceeded
   return undefined;
 }
 
-/** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */
+/** One line of a non-JSON error body (a proxy's text), or nothing for HTML. */
 function fallbackDetail(response: AttemptResponse, secrets: SecretRegistry): string | undefined {
   const contentType = headerValue(response.headers["content-type"]) ?? "";
   if (contentType.includes("html")) return undefined;
@@ -92,7 +86,7 @@ function fallbackDetail(response: AttemptResponse, secrets: SecretRegistry): str
   return excerpt.length < text.length ? `${excerpt}...` : text;
 }
 
-/** A redirect's target as origin and path: its query string may carry anything, even a token. */
+/** Origin and path only: the query string may carry anything, even a token. */
 function describeLocation(location: string | undefined, from: URL): string | undefined {
   if (location === undefined) return undefined;
   if (!URL.canParse(location, from.href)) return JSON.stringify(location.slice(0, 80));
@@ -100,7 +94,6 @@ function describeLocation(location: string | undefined, from: URL): string | und
   return `${target.origin}${target.pathname}`;
 }
 
-/** A request that got no usable answer. */
 function transportError(
   request: FailedRequest,
   last: LastAttempt & { failure: TransportFailure },
@@ -137,10 +130,10 @@ function transportError(
   });
 }
 
-export interface FailureExplanation {
-  /** Replaces the generic "could not reach" line when set. */
+interface FailureExplanation {
+  /** Replaces the generic "could not reach" line. */
   explanation?: string;
-  /** A likely cause the message cannot be sure of, printed under it. */
+  /** A likely cause the message cannot be sure of. */
   hint?: string;
 }
 

@@ -1,8 +1,5 @@
-// One walk along a list's pages, each read and checked before it is used: its `next` link must be
-// a page of the same list (same origin, path, project, family and filters; only limit and offset
-// may change) further on, and a server whose list never ends (an implausible `count`, links that
-// do not move on, pages that come slowly for ever) is stopped with an error naming the list, before
-// memory or requests grow without end. paginate.ts builds its readers on it.
+// One walk along a list's pages: each `next` link must be a page of the same list further on, and a
+// list that never ends is stopped before memory or requests grow without end. paginate.ts uses it.
 
 import { formatSeconds } from "../duration.js";
 import { FAMILY_NAMES } from "../families.js";
@@ -11,16 +8,15 @@ import type { ApiClient } from "./client.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
 import { type FailedRequest, ServiceError } from "./service-error.js";
 
-// The page parameters a server may change from one page to the next: it may cap the page size
-// (`limit`), and `offset` is what moves. Everything else is part of which list is read.
+// A server may cap `limit`, and `offset` is what moves: every other parameter names the list read.
 const PAGE_PARAMETERS: ReadonlySet<string> = new Set(["limit", "offset"]);
 
-/** The `offset` a page URL asks for (absent: 0). The URL's parameters are already checked. */
+/** Absent: 0. The URL's parameters are already checked. */
 export function offsetOf(url: URL): number {
   return Number(url.searchParams.get("offset") ?? 0);
 }
 
-/** A path's segments, percent-decoded (without a trailing empty one for a trailing slash). */
+/** Percent-decoded, without a trailing empty one for a trailing slash. */
 function pathSegments(pathname: string): string[] {
   const segments = pathname.split("/");
   if (segments.length > 1 && segments.at(-1) === "") segments.pop();
@@ -34,10 +30,7 @@ function pathSegments(pathname: string): string[] {
   });
 }
 
-/**
- * The list a path reads, for messages: `project 1's plugin_configs`, `the project list`, `the logs
- * of config 7 in project 1's plugin_configs`. Any path prefix of the base URL is skipped.
- */
+/** For messages: `project 1's plugin_configs`, `the project list`, `the logs of config 7 in ...`. */
 function nameList(path: string): string {
   const segments = pathSegments(path).filter((segment) => segment !== "");
   const at = segments.lastIndexOf("projects");
@@ -50,11 +43,9 @@ function nameList(path: string): string {
 }
 
 /**
- * Why `next` is not a page of the list `first` asked for, or undefined when it is. Both URLs are
- * absolute and on the base URL (origin and prefix are checked before). Paths compare segment by
- * segment after percent-decoding, with one trailing slash optional (the service takes both); the
- * URL parser has already resolved dot segments, `%2e` ones included. Query parameters other than
- * limit and offset compare as a multiset of decoded name/value pairs; the fragment is never sent.
+ * Why `next` is not a page of the list `first` asked for. Both are on the base URL already. Paths
+ * compare decoded, one trailing slash optional (the service takes both); the URL parser has resolved
+ * dot segments, `%2e` ones included. Other parameters compare as a multiset of decoded pairs.
  */
 export function describeNextLinkMismatch(first: URL, next: URL): string | undefined {
   const firstPath = pathSegments(first.pathname);
@@ -77,38 +68,33 @@ export function describeNextLinkMismatch(first: URL, next: URL): string | undefi
   return undefined;
 }
 
-/** Names of the non-page parameters whose values differ (in number, value or presence). */
 function differingParameters(first: URLSearchParams, next: URLSearchParams): string[] {
   const names = new Set([...first.keys(), ...next.keys()].filter((name) => !PAGE_PARAMETERS.has(name)));
   const values = (params: URLSearchParams, name: string) => JSON.stringify(params.getAll(name).sort());
   return [...names].filter((name) => values(first, name) !== values(next, name)).sort();
 }
 
-/** A page read, and its checked `next` link (undefined at the end of the list). */
 export type PageAndNext<S extends PageShape> = { page: ResponseShapes[S]; next: URL | undefined };
 
 /**
- * One read of the list `firstUrl` starts (its re-reads included), held to the bounds. Every page
- * has its `next` link checked as it is read, followed or not, and is admitted before it is used:
- * its count must be plausible (when the list is read whole), and its `next` link must go further
- * on (a higher offset). With pages that are never empty, and a read that stops once its records
- * pass the count or repeat (paginate.ts), a read ends within `count` pages; the time bound ends one
- * whose pages come slowly.
+ * One read of a list (its re-reads included), held to the bounds. With pages never empty, links that
+ * go further on, and a read that stops once records pass the count or repeat (paginate.ts), a read
+ * ends within `count` pages; the time bound ends one whose pages come slowly.
  */
 export class ListWalk {
   readonly #client: ApiClient;
   readonly #firstUrl: URL;
-  /** The first request of the list: what messages name. */
+  /** What messages name. */
   readonly #list: FailedRequest;
   readonly #startedAt: number;
   readonly #maxRecords: number | undefined;
   #pages = 0;
   #records = 0;
-  /** Time the reader spent away (the caller of a paged iteration), which the bound does not count. */
+  /** Time the caller of a paged iteration spent away, which the bound does not count. */
   #pausedMs = 0;
   #pausedAt: number | undefined;
 
-  /** `boundCount` false: a stream read only in part (logs), whose count may be large and is not bounded. */
+  /** `boundCount` false: a stream read only in part (logs), whose count is not bounded. */
   constructor(client: ApiClient, firstUrl: URL, boundCount: boolean) {
     this.#client = client;
     this.#firstUrl = firstUrl;
@@ -127,14 +113,12 @@ export class ListWalk {
     this.#pausedAt = undefined;
   }
 
-  /** The page at `url` and its checked `next` link; throws once the read has taken too long. */
   async read<S extends PageShape>(url: URL, shape: S): Promise<PageAndNext<S>> {
     this.#checkTime();
     const page: ResponseShapes[S] = await this.#client.requestJson({ method: "GET", url }, shape);
     return { page, next: this.#checkedNextLink(url, page) };
   }
 
-  /** Checks a page read at `url` and its `next` link (undefined at the end of the list). */
   admit(url: URL, page: { count: number; results: readonly unknown[] }, next: URL | undefined): void {
     this.#pages += 1;
     this.#records += page.results.length;
@@ -164,7 +148,6 @@ export class ListWalk {
     });
   }
 
-  /** The `next` link of `page` (read at `url`), checked to be a page of this list further on. */
   #checkedNextLink(url: URL, page: { next: string | null; results: readonly unknown[] }): URL | undefined {
     if (page.next === null) return undefined;
     const client = this.#client;

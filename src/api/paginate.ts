@@ -1,23 +1,17 @@
-// The one list reader, built on ListWalk (list-walk.ts), which reads and checks each page. A whole
-// list (listItems: a family, the project list) is read as one consistent state: its later pages
-// are asked for by offset, several at once, taken as a walk along `next` would take them, and
-// handed over only once they add up; a list that changed while it was paged is read again from its
-// first page, and refused if it never holds still. A stream (paginate: logs) is handed over page by
-// page, as an async iterator, as it is read.
+// The list readers: a whole list (listItems) is handed over only once its pages add up to one state
+// of it, read again if it changed; a stream (paginate: logs) page by page as it is read.
 import { appendAll } from "../append-all.js";
 import type { ApiClient } from "./client.js";
 import { ListWalk, offsetOf, type PageAndNext } from "./list-walk.js";
 import type { PageShape, ResponseShapes } from "./response-schemas.js";
 import { ServiceError } from "./service-error.js";
 
-/** Reads of one list before it is refused as changing (the first read included). */
+/** The first read included. */
 export const LIST_READ_ATTEMPTS = 3;
 
 /**
- * The pages of a stream (logs) that `firstUrl` starts; the caller puts `limit` (and any filters) in
- * it. Later pages are the service's `next` links, each checked to be a page of the same list and to
- * go further on (see ListWalk). Each page is handed over as it is read, not checked against the
- * others; the time bound counts the time spent reading, not the time the caller spends between pages.
+ * The pages of a stream (logs), each handed over as read, not checked against the others; the time
+ * bound counts the time spent reading, not the time the caller spends between pages.
  */
 export async function* paginate<S extends PageShape>(
   client: ApiClient,
@@ -35,31 +29,23 @@ export async function* paginate<S extends PageShape>(
   }
 }
 
-/** A page read, or why it could not be (kept until the walk reaches it: see readListPages). */
+/** Kept until the walk reaches it: see readListPages. */
 type PageRead<P> = { ok: true; url: URL; page: P; next: URL | undefined } | { ok: false; error: unknown };
 
-/** One read of a list: its pages in order, and why they are not one state of it (the read stopped there). */
+/** `problem`: why the pages are not one state of the list (the read stopped there). */
 interface ListRead<P> {
   pages: P[];
   problem: string | undefined;
 }
 
 /**
- * The pages of one read of a list, taken as a walk along `next` takes them. Once the first page
- * gives `count` and the page size the server keeps to (its result count: a server may cap `limit`
- * below what was asked), and its `next` is the plain offset after it, the pages below `count` are
- * asked for by offset ahead of the walk: through the client's limiter (its bound on requests in
- * flight is shared with every other read), never more than the client's concurrency of them at
- * once nor more than twice that ahead of the page the walk is at (a slow page holds the askers,
- * not the memory of all the pages after it). A page is only taken after every page before it, the
- * read ends at the first page without a `next` link, and from a page that is not as planned (not
- * full, or a link to an offset other than the one after it), the rest is read by following `next`
- * one page at a time. No page is asked once one before it failed; a page's error surfaces only if
- * the walk reaches it, so a read fails as the walk would have. Pages are checked as they are
- * taken: the read stops at the first page that shows the pages cannot add up (a count that moved,
- * a record listed again, more records than the count), so a server repeating its pages is asked
- * for a few pages, not for its count's worth. Pages still being asked are waited for before the
- * read goes on by links or ends.
+ * One read of a list, taken as a walk along `next` takes them. Once the first page shows plain
+ * offset paging (and the page size the server keeps to), later pages are asked ahead by offset, at
+ * most the concurrency at once and twice that ahead of the walk (a slow page holds the askers, not
+ * the memory of all pages after it); from a page not as planned, `next` is followed one at a time.
+ * A page's error surfaces only if the walk reaches it, so a read fails as the walk would have. The
+ * read stops at the first page that cannot add up, so a server repeating its pages is asked for a
+ * few pages, not its count's worth.
  */
 async function readListPages<S extends PageShape>(
   client: ApiClient,
@@ -131,7 +117,7 @@ async function readListPages<S extends PageShape>(
   return { pages, problem: tally.finish() };
 }
 
-/** Whether a page read by offset links on to the page the read already asked for after it. */
+/** Whether a page read by offset links on to the page already asked for after it. */
 function isAsPlanned(taken: { page: ListedPage; next: URL | undefined }, offset: number, pageSize: number) {
   return (
     taken.next !== undefined &&
@@ -140,30 +126,25 @@ function isAsPlanned(taken: { page: ListedPage; next: URL | undefined }, offset:
   );
 }
 
-/** What the consistency check needs of a page. */
 export interface ListedPage {
   count: number;
   results: readonly { id: number | string }[];
-  /** The page's `next` link, absolute or relative. */
+  /** Absolute or relative. */
   next?: string | null;
 }
 
-/** The offset a `next` link asks for (absent: 0), or undefined when it cannot be read. */
+/** Undefined when the link cannot be read. */
 function nextOffsetOf(link: string): number | undefined {
   const base = "http://list.invalid/";
   return URL.canParse(link, base) ? offsetOf(new URL(link, base)) : undefined;
 }
 
 /**
- * Why the pages of one read of a list do not add up to one state of it, or undefined when they
- * do: `count` must be the same on every page, every id listed once, and the records read as many
- * as `count`. A record deleted between two pages shifts the offsets (one is skipped, `count`
- * drops); one inserted shows a record twice; a record moved across a page boundary (a reorder)
- * is read twice or not at all, and with `count` steady a skip implies a repeat. `count` and the
- * page's records come from two queries of the service, so even a single page can disagree with
- * itself while the list changes. What the envelope cannot show: a record deleted behind the read
- * and another inserted ahead of it between the same two pages (count, ids and total all agree);
- * apply's dedupe after its creates is what catches a create planned from such a read.
+ * Why the pages of one read do not add up to one state of the list: `count` the same on every page,
+ * every id once, as many records as `count`. A delete, insert or reorder between pages breaks one
+ * of these (with `count` steady a skip implies a repeat); even one page can disagree with itself,
+ * as `count` and records are two queries. Not seen: a delete behind the read and an insert ahead of
+ * it between the same two pages; apply's dedupe after its creates catches a create planned from it.
  */
 export function findListInconsistency(pages: readonly ListedPage[]): string | undefined {
   const tally = new ListTally();
@@ -174,14 +155,13 @@ export function findListInconsistency(pages: readonly ListedPage[]): string | un
   return pages.length === 0 ? undefined : tally.finish();
 }
 
-/** The check of findListInconsistency, one page at a time: a read stops at the first page that fails it. */
+/** findListInconsistency one page at a time: a read stops at the first page that fails it. */
 class ListTally {
   readonly #pageOf = new Map<string, number>();
   #count: number | undefined;
   #pages = 0;
   #read = 0;
 
-  /** Adds the next page; what does not add up so far, or undefined. */
   add(page: ListedPage): string | undefined {
     this.#pages += 1;
     const number = this.#pages;
@@ -199,14 +179,12 @@ class ListTally {
       }
       this.#pageOf.set(key, number);
     }
-    // The service builds `next` from the count (null once offset + limit reaches it): a link to
-    // an offset at or past it announces records beyond the count, like a page holding them.
+    // `next` is built from the count: a link at or past it announces records beyond the count.
     const next = page.next === undefined || page.next === null ? undefined : nextOffsetOf(page.next);
     if (this.#read <= this.#count && (next === undefined || next < this.#count)) return undefined;
     return `records were listed beyond the count of ${this.#count}`;
   }
 
-  /** After the last page: whether the records read are as many as the count. */
   finish(): string | undefined {
     const count = this.#count ?? 0;
     if (this.#read === count) return undefined;
@@ -214,15 +192,11 @@ class ListTally {
   }
 }
 
-/** The items of a list shape. */
 export type ListItem<S extends "recordPage" | "projectPage"> = ResponseShapes[S]["results"][number];
 
 /**
- * Every item of a whole list (a family, the project list), from one read whose pages add up (see
- * readListPages and findListInconsistency), bounded in records and time. A read that does not add
- * up is thrown away and the list read again from its first page, after a short backoff, up to
- * LIST_READ_ATTEMPTS reads; then list_changed_during_read. Nothing of a read is handed over before
- * the whole of it is checked, so no caller can act on part of an inconsistent list.
+ * Every item of a whole list, from one read whose pages add up, re-read after a short backoff up to
+ * LIST_READ_ATTEMPTS times: no caller can act on part of an inconsistent list.
  */
 export async function listItems<S extends "recordPage" | "projectPage">(
   client: ApiClient,

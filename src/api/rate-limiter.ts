@@ -1,15 +1,13 @@
-// The one limiter every request passes, reads and writes alike (and each webhook's queue, with
-// one of its own): a bound on requests in flight, an optional requests-per-second ceiling, and
-// after a 429 a pause for everyone until the time the service named.
+// The limiter every request passes (each webhook's queue has its own): requests in flight, an
+// optional requests-per-second ceiling, and after a 429 a pause for everyone.
 
 import { realSleep, type Sleep, sleepUnlessAborted } from "../abortable-sleep.js";
 
 export interface RateLimiterOptions {
-  /** Requests in flight at most. */
   concurrency: number;
-  /** Requests per second at most; undefined means no client-side limit until the service throttles. */
+  /** Undefined: no client-side limit until the service throttles. */
   maxRps?: number | undefined;
-  /** Multiplies the limiter's own duration (the burst), as the client's `timeScale` does for tests. */
+  /** Scales the burst, as the client's `timeScale` does for tests. */
   timeScale?: number | undefined;
   now?: () => number;
   sleep?: Sleep;
@@ -21,9 +19,8 @@ const BURST_SECONDS = 1;
 export class RateLimiter {
   readonly #concurrency: number;
   #inFlight = 0;
-  /** Requests waiting for a slot: those that go ahead, then the others, each in the order they came. */
   readonly #waiting: [ahead: Array<() => void>, others: Array<() => void>] = [[], []];
-  /** Requests per second at most (Infinity: unlimited). */
+  /** Infinity: unlimited. */
   readonly #rps: number;
   /** How far starts may run ahead of the rate: one second's worth of it (scaled), less one request. */
   readonly #burstToleranceMs: number;
@@ -52,11 +49,8 @@ export class RateLimiter {
   }
 
   /**
-   * Waits for a slot and for the rate to allow a start; the caller must call the returned release
-   * (twice is harmless). Once `signal` aborts, a request still waiting gives up its place and
-   * rejects with the signal's reason: it never starts. `ahead` goes ahead of the client's own
-   * pacing and of the requests queued for a slot (a create's settle re-read and its resend), never
-   * ahead of a pause the service asked for.
+   * Waits for a slot and a start; the caller must call the returned release (twice is harmless).
+   * `ahead` skips the client's own pacing and queue, never a pause the service asked for.
    */
   async acquire(signal?: AbortSignal, options: { ahead?: boolean | undefined } = {}): Promise<() => void> {
     const ahead = options.ahead === true;
@@ -83,7 +77,7 @@ export class RateLimiter {
     };
   }
 
-  /** The service refused a request (429) and asks to wait `waitMs`: everyone waits until then. */
+  /** After a 429: everyone waits `waitMs`. */
   noteThrottled(waitMs: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + Math.max(0, waitMs));
     this.#pauseGeneration += 1;
@@ -91,10 +85,7 @@ export class RateLimiter {
     this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs);
   }
 
-  /**
-   * The requests-per-second ceiling (Infinity: none); until when every request waits (epoch ms, in the
-   * past when not paused); requests in flight and queued.
-   */
+  /** `pausedUntil` (epoch ms) is in the past when not paused. */
   get state(): { rps: number; pausedUntil: number; inFlight: number; queued: number } {
     return {
       rps: this.#rps,
@@ -105,9 +96,8 @@ export class RateLimiter {
   }
 
   /**
-   * Reserves the next start allowed by pause and rate; returns how long to wait for it. A start
-   * `ahead` goes as soon as the service's pause allows, whatever the client's own rate, but still
-   * counts against that rate, so those queued behind move back by one interval.
+   * Returns how long to wait for the next start. One `ahead` still counts against the rate, so those
+   * queued behind move back by one interval.
    */
   #reserveStart(now: number, ahead: boolean): number {
     const earliest = Math.max(now, this.#pausedUntil);
@@ -118,10 +108,7 @@ export class RateLimiter {
     return Math.max(earliest, tat - this.#burstToleranceMs) - now;
   }
 
-  /**
-   * Resolves once a slot is taken (waiters are served in order, those `ahead` before every other);
-   * rejects with the signal's reason, leaving the queue, if it aborts first.
-   */
+  /** Waiters are served in order, those `ahead` first; an abort rejects and leaves the queue. */
   #takeSlot(signal: AbortSignal | undefined, ahead: boolean): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#inFlight < this.#concurrency) {

@@ -1,10 +1,8 @@
-// The response shapes the client checks and the schema files (schemas/api/) that define them, with
-// the options their validators are compiled with: shared by the build, which precompiles them
-// (scripts/build-validators.mjs), and by validate-response.ts, which uses them.
+// The response shapes, their schema files and the validators' options: shared by the build
+// (scripts/build-validators.mjs) and validate-response.ts.
 
 import type { LogEntry, Page, PluginConfigRecord, Project, ServiceErrorBody } from "../wire-types.js";
 
-/** Each response shape the client reads, by the name of its schema. */
 export interface ResponseShapes {
   record: PluginConfigRecord;
   recordList: PluginConfigRecord[];
@@ -30,5 +28,5 @@ export const SCHEMA_FILES: Record<ResponseShape, string> = {
 // Referenced by the schemas above but never validated against on their own.
 export const SHARED_SCHEMA_FILES = ["log-entry.schema.json"];
 
-/** The options every validator is compiled with, at build time and at run time alike. */
+/** At build time and at run time alike. */
 export const AJV_OPTIONS = { allErrors: false, allowUnionTypes: true, strict: true } as const;

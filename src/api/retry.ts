@@ -1,6 +1,5 @@
-// The one retry policy of every request pcsync sends (the API client's and the webhooks'): which
-// failures are sent again, capped full-jitter exponential backoff, the wait a 429 states
-// (Retry-After, or the service's detail), and the loop that sends each attempt through the limiter.
+// The one retry policy of every request pcsync sends (the API client's and the webhooks'), and the
+// loop that sends each attempt through the limiter.
 
 import { type AttemptResponse, headerValue, TransportFailure } from "../http/transport.js";
 import { mayStillCommit, type ProofRules } from "./attempt-proof.js";
@@ -9,25 +8,22 @@ import { type FailedRequest, ServiceError } from "./service-error.js";
 import { readServiceError } from "./validate-response.js";
 
 export interface RetryOptions {
-  /** Retries after the first attempt, for faults and for throttling each. */
+  /** For faults and for throttling each. */
   retries: number;
   baseDelayMs: number;
   maxDelayMs: number;
   /** A 429 asking to wait longer than this fails at once instead of sleeping through it. */
   maxRetryAfterMs: number;
   /**
-   * Such a 429 also holds back every later request until the wait ends (the service's hourly limit
-   * is the key's: a request sent then only counts against it). Not for an endpoint of the user's (a
-   * webhook receiver): there it ends the one request, and the next is sent when it comes.
+   * Such a 429 also holds back every later request until the wait ends (the hourly limit is the
+   * key's). Not for a webhook receiver: there it ends the one request only.
    */
   holdsLongThrottle?: boolean;
 }
 
-// Eight retries: under the fault rates the README guarantees (15% 503, 5% writes committed but
-// unanswered), an attempt of a write fails about one time in five, so all of 7 attempts fail once in
-// 100,000 and a soak of 20 applies (some 3,000 requests) failed several times in a hundred; all of 9
-// fail once in 3 million. Throttling (429) has a budget of its own. The backoff is capped at 5 s, so
-// that a service that is down still fails a request within about 11 s (23 s at worst).
+// Under the README's fault rates a write's attempt fails about one time in five: all of 9 attempts
+// fail once in 3 million (of 7, once in 100,000: soaks failed). 429s have a budget of their own. The
+// 5 s cap fails a request to a service that is down within about 11 s (23 s at worst).
 export const RETRY_DEFAULTS = {
   retries: 8,
   baseDelayMs: 250,
@@ -35,19 +31,12 @@ export const RETRY_DEFAULTS = {
   maxRetryAfterMs: 90_000,
 } as const satisfies RetryOptions;
 
-/**
- * Statuses that say "not now" rather than "no" from the service (429, and 502/503/504 from it or a
- * proxy in front of it): a later attempt can succeed. Whether the failed one may still commit is
- * attempt-proof.ts's to say.
- */
-export function isRetryableStatus(status: number): boolean {
+/** "Not now" rather than "no"; whether the failed attempt may still commit is attempt-proof.ts's to say. */
+function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 502 || status === 503 || status === 504;
 }
 
-/**
- * Full jitter: uniformly random in [0, min(cap, base * 2^(n-1))], so clients that failed together
- * do not come back together. `retryNumber` counts from 1.
- */
+/** Full jitter, so clients that failed together do not come back together. `retryNumber` counts from 1. */
 export function backoffDelayMs(
   retryNumber: number,
   options: Pick<RetryOptions, "baseDelayMs" | "maxDelayMs">,
@@ -57,7 +46,7 @@ export function backoffDelayMs(
   return Math.floor(random() * ceiling);
 }
 
-/** Retry-After as delta-seconds or an HTTP date; undefined when absent or unreadable. */
+/** Delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
@@ -73,7 +62,7 @@ export function parseThrottleDetail(detail: string | undefined): number | undefi
   return match?.[1] === undefined ? undefined : Math.ceil(Number(match[1]) * 1000);
 }
 
-/** The wait a 429 states: its Retry-After header, else the service's throttled detail. */
+/** Its Retry-After header, else the service's throttled detail. */
 export function throttleWaitMs(response: AttemptResponse, now: number): number | undefined {
   return (
     parseRetryAfter(headerValue(response.headers["retry-after"]), now) ??
@@ -82,9 +71,8 @@ export function throttleWaitMs(response: AttemptResponse, now: number): number |
 }
 
 /**
- * `idempotent`: repeated on 429, retryable statuses and connection failures. `unsafe` (POST):
- * repeated only when the service cannot have processed it (429, connection refused); otherwise the
- * failure is thrown with `outcomeUnknown` so the caller decides (apply's create re-reads the family).
+ * `unsafe` (POST): repeated only when the service cannot have processed it (429, connection
+ * refused); otherwise the failure carries `outcomeUnknown` and the caller decides.
  */
 export type RetrySafety = "idempotent" | "unsafe";
 
@@ -94,59 +82,52 @@ export interface RetryStats {
   /** 429 responses. */
   throttled: number;
   /**
-   * When an update or delete last went unanswered (the client gave up, or a 502, 504 or a 503
-   * without Retry-After came) and was sent again: the first may still be applied later (see
-   * `mayLandUntil` in apply-plan.ts).
+   * When an unanswered update or delete was last sent again: the first may still be applied later
+   * (see `mayLandUntil` in apply-plan.ts).
    */
   lastUnansweredWriteAt?: number;
-  /**
-   * Until when the service throttled this key, where it asked for a wait beyond the longest the
-   * client waits (an hourly limit spent): requests not yet sent are refused until then, unsent.
-   */
+  /** Until when the key is throttled beyond the longest wait: requests not yet sent are refused. */
   throttledUntil?: number;
 }
 
-/** What the loop shares with its sender: the limiter, the policy, the clock and the counters. */
 export interface RetryContext {
   readonly limiter: RateLimiter;
   readonly options: RetryOptions;
   /** Once aborted, no attempt starts and no retry waits. */
   readonly signal: AbortSignal | undefined;
-  /** How a failed attempt is judged (see attempt-proof.ts). */
   readonly proofRules: ProofRules;
   readonly stats: RetryStats;
   readonly random: () => number;
   readonly now: () => number;
-  /** Sleeps; rejects with the signal's reason once the signal aborts. */
+  /** Rejects with the signal's reason once the signal aborts. */
   readonly sleep: (ms: number) => Promise<void>;
   readonly trace: (line: string) => void;
 }
 
 export interface RetriedRequest {
-  /** The request as its errors name it. */
   failedRequest: FailedRequest;
-  /** How trace lines name the request: method, path and query. */
+  /** Method, path and query. */
   traceLabel: string;
   safety: RetrySafety;
   /** DELETE: a 404 after an attempt whose outcome is unknown means that attempt did the job. */
   notFoundMeansDone?: boolean | undefined;
-  /** Goes ahead of the sender's own pacing (a create's settle re-reads and resend; see rate-limiter.ts). */
+  /** Goes ahead of the sender's own pacing (see rate-limiter.ts). */
   ahead?: boolean | undefined;
   /** Statuses other than 429 sent again (idempotent requests only); default isRetryableStatus. */
   retryStatus?: ((status: number) => boolean) | undefined;
-  /** Sends one attempt; throws a TransportFailure when no answer came. */
+  /** Throws a TransportFailure when no answer came. */
   send: () => Promise<AttemptResponse>;
   /**
-   * Run once, its slot held, just before the first attempt leaves (a write's journal intent): a
-   * request that never gets a slot, or is stopped first, never runs it. Throwing stops the request.
+   * Run once, slot held, just before the first attempt leaves (a write's journal intent): a request
+   * stopped before that never runs it. Throwing stops the request.
    */
   beforeFirstAttempt?: (() => Promise<void>) | undefined;
 }
 
-/** The last attempt: an answer (done, or one that retrying could not change) or a transport failure. */
+/** An answer (done, or one that retrying could not change) or a transport failure. */
 export type LastAttempt = {
   attempts: number;
-  /** A write of which some attempt, the last included, may have been or may still be applied. */
+  /** Some attempt, the last included, may have been or may still be applied. */
   outcomeUnknown: boolean;
 } & (
   | {
@@ -167,15 +148,12 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
   let attempts = 0;
   let faultRetries = 0;
   let throttleRetries = 0;
-  /** Whether an attempt so far may have been, or may still be, applied (never for a GET). */
   let outcomeUnknown = false;
-  // Interrupted before an attempt went out: what was sent so far decides what the caller reports.
   const aborted = () =>
     new ServiceError("request_aborted", failedRequest, {
       attempts,
       outcomeUnknown,
     });
-  // A fault (no answer, or a status that says "not now") is sent again after the backoff.
   const retryFault = (why: string | number) => {
     faultRetries += 1;
     stats.retries += 1;
@@ -187,12 +165,10 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       });
   };
   for (;;) {
-    // The limiter rejects at once, and a request waiting in it, once the signal aborts.
     const release = await limiter.acquire(signal, { ahead: request.ahead }).catch((error: unknown) => {
       throw signal?.aborted ? aborted() : error;
     });
-    // The service throttled this key for longer than the client waits: a request not sent yet is
-    // not sent (it would only be refused too, and count against the key), saying until when.
+    // Sent, it would only be refused too, and count against the key.
     const throttledUntil = stats.throttledUntil;
     if (attempts === 0 && throttledUntil !== undefined && context.now() < throttledUntil) {
       release();
@@ -221,9 +197,8 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       // The slot is not held through a backoff or a pause: others may use it meanwhile.
       release();
     }
-    // An attempt the service may still apply (src/api/attempt-proof.ts) leaves the request's outcome
-    // unknown. Sent again, an update or delete may still land after the repeat: noted for the run's
-    // rollback (a create's POST is settled by apply's rule instead).
+    // Sent again, an update or delete that may still commit may land after the repeat: noted for the
+    // run's rollback (a create's POST is settled by apply's rule instead).
     if (
       failedRequest.method !== "GET" &&
       (response instanceof TransportFailure || response.status >= 300) &&
@@ -250,9 +225,8 @@ export async function sendWithRetry(context: RetryContext, request: RetriedReque
       stats.throttled += 1;
       const serverWaitMs = throttleWaitMs(response, context.now());
       const waitMs = serverWaitMs ?? backoffDelayMs(throttleRetries + 1, options, context.random);
-      // A wait beyond the cap fails this request at once; the others must not sleep through it
-      // either, so it pauses nobody (they fail on their own 429s, promptly, if the service
-      // still refuses). A wait within the cap holds every request until then, not just this one.
+      // A wait within the cap holds every request until then. One beyond it fails this request at
+      // once and pauses nobody: the others fail promptly on their own 429s if still refused.
       const withinCap = waitMs <= maxRetryAfterMs;
       if (withinCap) limiter.noteThrottled(waitMs);
       else if (options.holdsLongThrottle !== false)

@@ -1,8 +1,5 @@
-// ServiceError, what the API client throws once a request is under way: its codes tell apart a
-// request that failed, an answer that cannot be used and a write whose outcome is unknown (the
-// client's setup and arguments are InputErrors, refused before sending). No error keeps request
-// headers. What the server sent (which may quote the key) is kept as sent, since code compares it;
-// it is redacted where output leaves the process, and PcsyncError redacts inspect and JSON.
+// ServiceError: a request that failed, an answer that cannot be used, or a write whose outcome is
+// unknown. No error keeps request headers; what the server sent is redacted at the output.
 
 import { STATUS_CODES } from "node:http";
 import { describeCode, type ErrorEntry, EXIT_ERROR, type FactsOf, PcsyncError } from "../errors.js";
@@ -12,22 +9,17 @@ import { plural } from "../plural.js";
 import type { SecretRegistry } from "../redact.js";
 import type { ServiceErrorBody } from "../wire-types.js";
 
-/** What an error needs to know about the request that failed. */
 export interface FailedRequest {
   method: string;
-  /** The URL path (without query string) as sent. */
+  /** Without the query string. */
   path: string;
-  /** The client's secrets: the error's inspect and JSON redact them (see PcsyncError). */
+  /** The error's inspect and JSON redact them (see PcsyncError). */
   secrets?: SecretRegistry | undefined;
 }
 
 interface Tries {
-  /** How many times the request was sent before giving up. */
   attempts: number;
-  /**
-   * True when the last attempt may have been processed by the service (the connection dropped after
-   * sending, a timeout, a 502/503/504): a write may have happened although it failed.
-   */
+  /** A write may have happened although it failed (a drop after sending, a timeout, a 502/503/504). */
   outcomeUnknown: boolean;
   hint?: string | undefined;
   /** What is known since (apply's re-read found a create not made): added to the message. */
@@ -38,7 +30,7 @@ type Sent<Facts> = FailedRequest & Tries & Facts;
 
 export type TimeoutPhase = "connect" | "headers" | "body";
 
-/** An entry of the table: every code of a ServiceError ends the run with EXIT_ERROR. */
+/** Every code of a ServiceError ends the run with EXIT_ERROR. */
 function entryOf<Kind extends "request" | "response" | "outcome">(kind: Kind) {
   return <Facts>(message: (facts: Facts) => string): ErrorEntry<Facts> & { kind: Kind } => ({
     kind,
@@ -51,31 +43,29 @@ const response = entryOf("response");
 const outcome = entryOf("outcome");
 
 const SERVICE_CODES = {
-  // -- A request that was sent (or tried) and failed: an HTTP error, the network, a timeout, an abort
-  /** Any non-2xx answer of the service; `detail` is its error body on one line, or the status's name. */
+  // -- A request that was sent (or tried) and failed
+  /** `detail`: the error body on one line, or the status's name. */
   api_error: request(
     (
       f: Sent<{
         status: number;
         detail: string;
         serviceError?: ServiceErrorBody | undefined;
-        /** The body is the service's own `{type, code, detail}` envelope (see attempt-proof.ts). */
+        /** The body is the service's own envelope (see attempt-proof.ts). */
         serviceEnvelope?: boolean | undefined;
-        /** The wait a Retry-After header asked for, when it had a readable one. */
         retryAfterMs?: number | undefined;
       }>,
     ) =>
       `${f.status} ${f.method} ${f.path}: ${f.detail}${f.attempts > 1 ? ` (gave up after ${f.attempts} attempts)` : ""}`,
   ),
-  /** The connection failed (refused, reset, DNS, TLS, a proxy), after the retries allowed. */
   network_error: request(
     (
       f: Sent<{
         origin: string;
-        /** The system or undici error code, e.g. `ECONNREFUSED`; `proxy_407` for a proxy's refusal. */
+        /** e.g. `ECONNREFUSED`; `proxy_407` for a proxy's refusal. */
         reason: string;
         description: string;
-        /** Says what happened in the user's terms (a proxy, TLS, DNS), instead of the generic line. */
+        /** In the user's terms (a proxy, TLS, DNS), instead of the generic line. */
         explanation?: string | undefined;
       }>,
     ) =>
@@ -85,32 +75,27 @@ const SERVICE_CODES = {
           ? `${f.method} ${f.path}: connection to ${f.origin} lost (${f.description}) after ${plural(f.attempts, "attempt")}; the request may or may not have been processed`
           : `${f.method} ${f.path}: could not reach ${f.origin} (${f.description}) after ${plural(f.attempts, "attempt")}; check the base URL and that the service is reachable`,
   ),
-  /** No response, or no complete body, within the configured time. */
   timeout: request(
     (f: Sent<{ phase: TimeoutPhase; timeoutMs: number }>) =>
       `${f.method} ${f.path}: ${{ connect: "could not connect", headers: "no response", body: "response body not complete" }[f.phase]} within ${f.timeoutMs} ms, after ${plural(f.attempts, "attempt")}`,
   ),
-  /** A 3xx answer: redirects are never followed, so the key goes nowhere but the base URL. */
+  /** Redirects are never followed, so the key goes nowhere but the base URL. */
   redirect_not_followed: request(
     (
       f: Sent<{
         status: number;
-        /** Origin and path of the Location header (no query string), or undefined without one. */
+        /** Origin and path of the Location header (no query string). */
         location: string | undefined;
         base: string;
       }>,
     ) =>
       `${f.status} ${f.method} ${f.path}: the service redirected ${f.location === undefined ? "without a Location" : `to ${f.location}`}; pcsync does not follow redirects (the API key is only sent to ${f.base}); check the base URL, and use the redirect's target as the base URL if it is the service's real address`,
   ),
-  /** Response headers beyond the HTTP parser's limit: not a Plugin Configuration Service answer. */
   response_headers_too_large: request(
     (f: Sent<{ limitBytes: number }>) =>
       `${f.method} ${f.path}: the response headers are larger than the ${formatBytes(f.limitBytes)} limit, so the answer was not read; is the base URL that of the Plugin Configuration Service, and is any proxy in front of it working?`,
   ),
-  /**
-   * The client's abort signal fired (apply was interrupted) before this request could be sent, or
-   * sent again: `attempts` counts the attempts that did go out.
-   */
+  /** The run was interrupted before this request was sent (again): `attempts` counts those that went. */
   request_aborted: request(
     (f: Sent<object>) =>
       `${f.method} ${f.path}: ${
@@ -119,66 +104,53 @@ const SERVICE_CODES = {
           : `not sent again after ${plural(f.attempts, "attempt")}${f.outcomeUnknown ? " whose outcome is unknown" : ""}`
       }: the run was interrupted`,
   ),
-  /**
-   * Not sent: an earlier answer throttled this API key for longer than the client waits (the
-   * service's hourly limit spent), until `until`; sent, it would only be refused too.
-   */
+  /** Not sent: an earlier answer throttled the key for longer than the client waits. */
   request_throttled: request(
     (f: Sent<{ until: string }>) =>
       `${f.method} ${f.path}: not sent: the service throttled this API key until ${f.until}, longer than pcsync waits (its hourly rate limit spent?); run again after then`,
   ),
-  // -- An answer that cannot be used: too large, malformed, or a list that cannot be read whole
-  /** Beyond the client's memory bound (inflated from `encoding`, when compressed); never retried. */
+  // -- An answer that cannot be used
+  /** Never retried. */
   response_too_large: response((f: FailedRequest & { limitBytes: number; encoding?: string | undefined }) =>
     f.encoding === undefined
       ? `${f.method} ${f.path}: the response is larger than the ${formatBytes(f.limitBytes)} limit; ask for smaller pages or raise maxResponseBytes`
       : `${f.method} ${f.path}: the ${f.encoding}-encoded response inflates to more than the ${formatBytes(f.limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`,
   ),
-  /** A 2xx answer that is not JSON, or lacks the shape the client relies on (`problem`: the first). */
   malformed_response: response(
     ({ method, path, problem }: FailedRequest & { problem: string }) =>
       `${method} ${path}: malformed response: ${problem}; is the base URL that of the Plugin Configuration Service?`,
   ),
-  /** A `next` link off the base URL's origin or path prefix (`link`: its origin and path). */
   foreign_next_link: response(
     ({ method, path, link, base }: FailedRequest & { link: string; base: string }) =>
       `${method} ${path}: the next-page link points to ${link}, outside ${base}; refusing to follow it (the API key is only sent to the base URL)`,
   ),
-  /** Pagination that would not end: a repeated `next` link, or more pages than `count` allows. */
   pagination_loop: response(
     ({ method, path, reason }: FailedRequest & { reason: string }) =>
       `${method} ${path}: pagination does not end (${reason}); refusing to read further`,
   ),
-  /**
-   * A `next` link on the base URL that is not the next page of the same list: following it would
-   * read another list's records as this one's.
-   */
+  /** Following it would read another list's records as this one's. */
   next_link_off_collection: response(
     ({ method, path, link, reason }: FailedRequest & { link: string; reason: string }) =>
       `${method} ${path}: the next-page link ${link} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`,
   ),
-  /**
-   * A list longer than pcsync reads, or slower to read than it waits for: a count above the records
-   * bound, or a read past the time bound (list-walk.ts). `bound` names the option that raises it.
-   */
+  /** Past the records or the time bound (list-walk.ts); `bound` names the option that raises it. */
   list_too_long: response(
     ({ method, path, reason, bound }: FailedRequest & { reason: string; bound: string }) =>
       `${method} ${path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`,
   ),
-  /** A list whose pages did not add up on every read allowed (`problem`: on the last read). */
   list_changed_during_read: response(
     ({ method, path, reads, problem }: FailedRequest & { reads: number; problem: string }) =>
       `${method} ${path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`,
   ),
   // -- A write that may or may not have happened, and is not sent again
-  /** A job POST whose outcome is unknown is never repeated: running a job twice may do harm. */
+  /** Never repeated: running a job twice may do harm. */
   job_outcome_unknown: outcome(
     ({ failure }: { failure: string }) =>
       `${failure}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`,
   ),
   /**
-   * A create failed ambiguously and the family could not be re-read to find out whether it happened;
-   * a read that starts at or after `conclusiveAfter` (the client's clock) without it proves it was not.
+   * The family could not be re-read to find out; a read that starts at or after `conclusiveAfter`
+   * (the client's clock) without the record proves it was not made.
    */
   create_outcome_unknown: outcome(
     ({ failure, why }: { failure: string; why: string; conclusiveAfter?: number | undefined }) =>
@@ -187,33 +159,26 @@ const SERVICE_CODES = {
 } satisfies Record<string, ErrorEntry<never> & { kind: "request" | "response" | "outcome" }>;
 
 export type ServiceErrorCode = keyof typeof SERVICE_CODES;
-/** What an error of `code` knows besides the request, which it is given on its own. */
+/** What an error of `code` knows besides the request. */
 export type ServiceFacts<Code extends ServiceErrorCode> = Omit<
   FactsOf<typeof SERVICE_CODES, Code>,
   keyof FailedRequest
 >;
 
-/**
- * The codes of kind `request`: a request that was sent (or tried) and failed, carrying its tries
- * (`response`: an answer that cannot be used; `outcome`: a POST that may or may not have been
- * carried out, and is not sent again).
- */
 export type RequestErrorCode = {
   [Code in ServiceErrorCode]: (typeof SERVICE_CODES)[Code]["kind"] extends "request" ? Code : never;
 }[ServiceErrorCode];
 
-/** The service or the network failed a request under way; what to do depends on the code. */
 export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> extends PcsyncError {
   declare readonly code: Code;
   readonly method: string;
   readonly path: string;
-  /** How many times the request was sent before giving up (a request code's). */
+  /** A request code's. */
   readonly attempts: number | undefined;
-  /** See Tries: a write may have happened although it failed (always, for an outcome code). */
+  /** See Tries (always, for an outcome code). */
   readonly outcomeUnknown: boolean;
-  /** The HTTP status of an answer (`api_error`, `redirect_not_followed`). */
+  /** `api_error`, `redirect_not_followed`. */
   readonly status: number | undefined;
-  /** The service's `{type, code, detail, attr}` body, when it sent one. */
   readonly serviceError: ServiceErrorBody | undefined;
   readonly facts: ServiceFacts<Code>;
 
@@ -241,7 +206,6 @@ export class ServiceError<Code extends ServiceErrorCode = ServiceErrorCode> exte
   }
 }
 
-/** Whether `error` is a ServiceError of one of `codes`. */
 export function isServiceError<Code extends ServiceErrorCode>(
   error: unknown,
   ...codes: Code[]
@@ -249,7 +213,7 @@ export function isServiceError<Code extends ServiceErrorCode>(
   return error instanceof ServiceError && (codes as readonly string[]).includes(error.code);
 }
 
-/** Whether `error` is a failed request, of one of `codes` when given. */
+/** Of one of `codes` when given. */
 export function isRequestError<Code extends RequestErrorCode = RequestErrorCode>(
   error: unknown,
   ...codes: Code[]
@@ -261,7 +225,7 @@ export function isRequestError<Code extends RequestErrorCode = RequestErrorCode>
   );
 }
 
-/** Whether `error` is the service's non-2xx answer, of one of `statuses` when given. */
+/** The service's non-2xx answer, of one of `statuses` when given. */
 export function isApiError(
   error: unknown,
   ...statuses: number[]
@@ -273,26 +237,22 @@ export function isApiError(
   );
 }
 
-/**
- * What a user can do about a status the service's text may not explain. A 401 has none here: where
- * the key comes from is the caller's to say (the CLI names its variable and flag).
- */
+// A 401 has none: where the key comes from is the caller's to say (the CLI names its variable and flag).
 const STATUS_HINTS: Readonly<Record<number, string>> = {
   403: "The API key lacks the scope or the project access named above; use a key that has it.",
   429: "The service is throttling this key; wait a little and try again.",
 };
 
-/** The service's non-2xx answer as an `api_error`, its text on one line. */
 export function apiError(
   request: FailedRequest,
   details: Omit<ServiceFacts<"api_error">, "detail" | "outcomeUnknown"> & {
     outcomeUnknown?: boolean;
-    /** Used when the body is not the service's error shape (a proxy's HTML page, an empty body). */
+    /** When the body is not the service's error shape (a proxy's page, an empty body). */
     fallbackDetail?: string | undefined;
   },
 ): ServiceError<"api_error"> {
-  // The service's text is shown on one line, every character visible: a line break in it could
-  // start a line that a CI runner reads as a command (`::error::`) or that looks like pcsync's own.
+  // On one line, every character visible: a line break could start a line a CI runner reads as a
+  // command (`::error::`) or that looks like pcsync's own.
   const serviceError = details.serviceError && {
     type: neutraliseInline(details.serviceError.type),
     code: neutraliseInline(details.serviceError.code),

@@ -1,7 +1,5 @@
-// Checks response bodies against schemas/api/*.schema.json before anything trusts them, and names
-// the first bad field (`results[3].enabled: must be boolean`). The build precompiles the validators
-// (scripts/build-validators.mjs), so a run loads no schema compiler; from source (the tests) they
-// are compiled at first use (src/precompiled.ts has the rule).
+// Checks response bodies against schemas/api/*.schema.json before anything trusts them, naming the
+// first bad field. The build precompiles the validators; from source they compile at first use.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,9 +19,7 @@ import {
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-// Written next to this module's build output by scripts/build-validators.mjs; a literal specifier,
-// so that the action's bundle holds it too. From source nothing is precompiled: only then is the
-// compiler imported, and every shape compiled at first use.
+// A literal specifier, so that the action's bundle holds it too. Only from source is the compiler imported.
 const getValidators = await precompiledValidator(
   import("./validators.generated.js").then((validators) => ({
     validate: validators as Record<ResponseShape, ValidateFunction>,
@@ -46,20 +42,20 @@ export function validateResponse<S extends ResponseShape>(
   return { ok: true, value: normalize(shape, value) as ResponseShapes[S] };
 }
 
-/** The service's error body in a non-2xx answer, if the body is one (a proxy may answer instead). */
+/** Undefined when the body is not one (a proxy may answer instead). */
 export function readServiceError(body: Buffer): ServiceErrorBody | undefined {
   const result = validateResponse("errorBody", parseBody(body));
   return result.ok ? result.value : undefined;
 }
 
-/** Whether an error body is the service's own envelope: a JSON object with string type, code and detail. */
+/** A JSON object with string type, code and detail. */
 export function isServiceEnvelope(body: Buffer | string): boolean {
   const value = asRecord(parseBody(body));
   const named = (field: unknown) => typeof field === "string" && field !== "";
   return named(value?.type) && named(value?.code) && typeof value?.detail === "string";
 }
 
-/** A body as JSON, or undefined when it is not JSON (a proxy's page, an empty body). */
+/** Undefined when it is not JSON (a proxy's page, an empty body). */
 function parseBody(body: Buffer | string): unknown {
   return parseJson(typeof body === "string" ? body : body.toString("utf8")).value;
 }
@@ -81,7 +77,7 @@ function normalize(shape: ResponseShape, value: unknown): unknown {
   return value;
 }
 
-/** From source: every shape's validator, compiled from schemas/api/. */
+/** From source only. */
 function compileValidators(ajv: Ajv): Record<ResponseShape, ValidateFunction> {
   for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) {
     const path = findPackageFile(join("schemas", "api", file));
@@ -118,9 +114,8 @@ function describeFirstError(errors: readonly ErrorObject[], value: unknown, shap
 }
 
 /**
- * The bounds the schemas put on integers, said plainly. Ids are 1 to 2^53 - 1: past that,
- * JSON.parse has already rounded the number (9007199254740993 arrives as 9007199254740992), so the
- * value seen is not the one sent and is not shown.
+ * The schemas' integer bounds, said plainly. Past 2^53 - 1, JSON.parse has already rounded the
+ * number, so the value seen is not the one sent and is not shown.
  */
 function describeUnsafeInteger(error: ErrorObject, seen: unknown): string | undefined {
   const limit = error.params.limit;
@@ -136,7 +131,7 @@ function describeUnsafeInteger(error: ErrorObject, seen: unknown): string | unde
   return undefined;
 }
 
-/** The value a JSON pointer (`/results/3/id`) names inside `root`. */
+/** `pointer`: a JSON pointer such as `/results/3/id`. */
 function valueAt(root: unknown, pointer: string): unknown {
   let current = root;
   for (const raw of pointer.split("/").slice(1)) {
