@@ -4,7 +4,7 @@
 import { authenticationFailed, notAuthenticated, permissionDenied, projectNotFound } from "./http-error.js";
 import type { ApiKeySpec, ProfileBehaviour, ProjectData } from "./types.js";
 
-/** Finds the key of an `Authorization: Bearer <key>` header; throws 401 otherwise. */
+/** Throws 401 unless the header is `Bearer <a known key>`. */
 export function authenticate(header: string | undefined, keys: readonly ApiKeySpec[]): ApiKeySpec {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
   const token = match?.[1];
@@ -14,7 +14,7 @@ export function authenticate(header: string | undefined, keys: readonly ApiKeySp
   return key;
 }
 
-/** The projects a key can see, in id order. */
+/** In id order. */
 export function accessibleProjects(key: ApiKeySpec, projects: readonly ProjectData[]): ProjectData[] {
   const sorted = [...projects].sort((a, b) => a.id - b.id);
   if (key.projects === "*") return sorted;
@@ -23,9 +23,8 @@ export function accessibleProjects(key: ApiKeySpec, projects: readonly ProjectDa
 }
 
 /**
- * Resolves a raw project path segment. Only a canonical decimal id or `@current` (the key's first
- * accessible project: its first listed one that exists) name a project; anything else is "Project
- * not found." rather than being decoded or interpreted.
+ * Only a canonical decimal id or `@current` (the key's first listed project that exists) name a
+ * project; anything else is "Project not found." rather than being decoded or interpreted.
  */
 export function resolveProject(
   segment: string,
@@ -51,10 +50,9 @@ function scopeSatisfies(held: string, required: string): boolean {
   return required.endsWith(":read") && held === `${required.slice(0, -":read".length)}:write`;
 }
 
-/** The scope an operation needs of a key; null lets any valid key in. */
+/** null lets any valid key in. */
 export type RequiredScope = "plugin:read" | "plugin:write" | null;
 
-/** Throws 403 when the key may not perform the operation. */
 export function authorizeOperation(
   operation: { scope: RequiredScope; unscoped?: true },
   key: ApiKeySpec,

@@ -1,6 +1,5 @@
-// How the real service (Django) reads the text of a form body: in the charset the request's
-// Content-Type names (UTF-8 when it names none or one Django does not know), percent-escapes decoded
-// the way Python's urllib.parse.unquote decodes them, and header values split into their parameters.
+// How Django reads a form body's text: in the Content-Type's charset (else UTF-8), percent-escapes
+// decoded as Python's unquote does; and header values split into their parameters.
 
 /** Decodes bytes; `fatal` throws on bytes the charset cannot read, otherwise they become U+FFFD. */
 export type Decode = (bytes: Uint8Array, fatal: boolean) => string;
@@ -19,7 +18,6 @@ function decodeAscii(bytes: Uint8Array, fatal: boolean): string {
   return Array.from(bytes, (byte) => (byte > 0x7f ? "\uFFFD" : String.fromCharCode(byte))).join("");
 }
 
-/** The decoder of a Content-Type's charset parameter. */
 export function decoderFor(charset: string | undefined): Decode {
   const name = (charset ?? "utf-8").trim().toLowerCase().replaceAll("_", "-");
   if (LATIN_1.has(name)) return decodeLatin1;
@@ -34,7 +32,7 @@ export function decoderFor(charset: string | undefined): Decode {
   return (bytes, fatal) => new TextDecoder(label, { fatal, ignoreBOM: true }).decode(bytes);
 }
 
-/** The request body as text: in its charset, or ISO-8859-1 when it is not valid there (Django's QueryDict). */
+/** ISO-8859-1 when it is not valid in its charset (Django's QueryDict). */
 export function decodeBody(bytes: Uint8Array, decode: Decode): string {
   try {
     return decode(bytes, true);
@@ -43,7 +41,6 @@ export function decodeBody(bytes: Uint8Array, decode: Decode): string {
   }
 }
 
-/** `%XX` escapes as the bytes they name, the other (ASCII) characters as their own bytes. */
 function percentDecodeToBytes(ascii: string): Buffer {
   const unescaped = ascii.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
     String.fromCharCode(Number.parseInt(hex, 16)),
@@ -51,10 +48,7 @@ function percentDecodeToBytes(ascii: string): Buffer {
   return Buffer.from(unescaped, "latin1");
 }
 
-/**
- * Python's unquote: each run of ASCII characters becomes bytes (`%XX` escapes decoded, a `%` not
- * followed by two hex digits kept as it is) read in the charset; other characters stay as they are.
- */
+/** Python's unquote: each ASCII run becomes bytes read in the charset; other characters stay as they are. */
 export function percentDecode(text: string, decode: Decode): string {
   if (!text.includes("%")) return text;
   // Runs of ASCII: everything but the code units from U+0080 up.
@@ -62,13 +56,13 @@ export function percentDecode(text: string, decode: Decode): string {
 }
 
 export interface HeaderValue {
-  /** Lower-cased and trimmed: `multipart/form-data`, `form-data`. */
+  /** Lower-cased and trimmed. */
   value: string;
   /** Lower-cased names; quoted values unquoted, RFC 2231 (`name*=utf-8''...`) values decoded. */
   params: Record<string, string>;
 }
 
-/** The `;`-separated pieces, a `;` inside a quoted string not counting. */
+/** A `;` inside a quoted string does not count. */
 function splitPieces(text: string): string[] {
   const pieces: string[] = [];
   let start = 0;

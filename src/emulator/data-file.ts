@@ -1,7 +1,5 @@
-// The data file's format, and its reader: EmulatorData (and the journal's batches of changes) read
-// from untrusted JSON (a data file a person may have edited), every field checked by a reader and a
-// problem reported with its path. The shapes below are the one statement of each stored type
-// (types.ts names them), and the log entry's is checked by the compiler against the wire's.
+// The data file's format and its reader: untrusted JSON (a person may have edited it) checked field
+// by field, a problem reported with its path. The shapes are the one statement of each stored type.
 
 import { FAMILY_NAMES, type FamilyName, isFamilyName } from "../families.js";
 import { isObject } from "../plain-object.js";
@@ -10,7 +8,7 @@ import type { LogEntry } from "../wire-types.js";
 export class DataFileError extends Error {
   constructor(
     message: string,
-    /** What to do about it, when the message does not already say (a journal's errors do). */
+    /** When the message does not already say (a journal's errors do). */
     readonly advice = "fix the file or remove it to start from the example data",
   ) {
     super(message);
@@ -21,7 +19,7 @@ export class DataFileError extends Error {
 type Reader<T> = (value: unknown, path: string) => T;
 type Readers = Record<string, Reader<unknown>>;
 type Read<F extends Readers, K extends keyof F> = ReturnType<F[K]>;
-/** The object a shape reads: a field whose reader may give undefined is optional. */
+/** A field whose reader may give undefined is optional. */
 type Shaped<F extends Readers> = {
   [K in keyof F as undefined extends Read<F, K> ? never : K]: Read<F, K>;
 } & { [K in keyof F as undefined extends Read<F, K> ? K : never]?: Exclude<Read<F, K>, undefined> };
@@ -55,19 +53,18 @@ const nullable =
   (value, path) =>
     value === null ? null : read(value, path);
 
-/** A field that may be missing, and then is left out. */
 const optional =
   <T>(read: Reader<T>): Reader<T | undefined> =>
   (value, path) =>
     value === undefined ? undefined : read(value, path);
 
-/** A field that may be missing or null, and then is `fallback`. */
+/** Missing or null: `fallback`. */
 const orElse =
   <T>(read: Reader<T>, fallback: T): Reader<T> =>
   (value, path) =>
     value === undefined || value === null ? structuredClone(fallback) : read(value, path);
 
-/** An object of exactly these fields, read in this order; unknown fields are dropped. */
+/** Read in this order; unknown fields are dropped. */
 function shape<F extends Readers>(fields: F): Reader<Shaped<F>> {
   return (value, path) => {
     const raw = object(value, path);
@@ -107,14 +104,13 @@ export const readKey = shape({
 const readAttachment = shape({ uid: integer, key: string, name: string, size: integer, type: string });
 
 /**
- * A plugin config as stored: the record's own fields as the wire shows them, the computed ones as
- * the emulator keeps them, plus the family it was created through. `name` and `description` are
+ * A plugin config as stored, with the family it was created through. `name` and `description` are
  * stored as sent; the posthog-2024 fallback to the plugin's own applies only on output.
  */
 export const readRecord = shape({
   id: integer,
   family,
-  /** The project id (the record's `team_id`). */
+  /** The record's `team_id`. */
   project: integer,
   plugin: integer,
   enabled: boolean,
@@ -133,7 +129,7 @@ export const readRecord = shape({
   updated_at: string,
 });
 
-// Stored as the logs endpoint sends them: log entries have no fields of their own.
+// As the logs endpoint sends them (the compiler checks it against the wire's type).
 const readLogEntry: Reader<LogEntry> = shape({
   id: string,
   team_id: integer,
@@ -156,7 +152,6 @@ function uniqueIds(items: readonly { id: number | string }[], path: string): voi
 
 export const readProject = shape({ id: integer, name: string });
 
-/** The in-memory state, and as JSON the data file. */
 export const readData = shape({
   version: (value, path): 1 =>
     value === 1 ? 1 : fail(path, "1 (the only data format this version understands)"),
@@ -168,7 +163,7 @@ export const readData = shape({
   nextIds: shape({ record: integer }),
 });
 
-/** Validates parsed JSON as EmulatorData (version 1); throws DataFileError naming the bad field. */
+/** Throws DataFileError naming the bad field. */
 export function parseEmulatorData(value: unknown): ReturnType<typeof readData> {
   const data = readData(value, "data");
   uniqueIds(data.plugins, "data.plugins");
@@ -182,10 +177,7 @@ export function parseEmulatorData(value: unknown): ReturnType<typeof readData> {
   return data;
 }
 
-/**
- * Validates one journal line (see persistence.ts): the changes one commit made (records as they are
- * after it, new log entries, the id counter); throws DataFileError naming the bad field.
- */
+/** One journal line (see persistence.ts): records as one commit left them, new log entries. */
 export const parseChangeBatch = shape({
   records: arrayOf(readRecord),
   logEntries: arrayOf(readLogEntry),

@@ -1,8 +1,5 @@
-// Decides which requests fail and how: injected latency, random 503/429 (503s with Retry-After if
-// asked), a proxy's 502/504 pages, writes that commit late (after their client stopped waiting),
-// writes committed and then dropped or answered 500, and per-key
-// rate limits. One seeded PRNG drives every random decision, so a seed replays the faults. Also the
-// log-error fault: the `--fault-log-errors` selectors parsed, checked, and matched against a record.
+// Decides which requests fail and how (see FaultOptions), and matches the log-error selectors. One
+// seeded PRNG drives every random decision, so a seed replays the faults.
 
 import type { FaultOptions, LogErrorFault, StoredRecord } from "./types.js";
 
@@ -22,7 +19,7 @@ const COUNTS = [
   "maxPageSize",
   "lateWriteMs",
 ] as const;
-/** How long a late write is held by default: longer than the CLI waits for an answer (30 s). */
+/** Longer than the CLI waits for an answer (30 s). */
 export const DEFAULT_LATE_WRITE_MS = 45_000;
 
 /** Throws a RangeError naming the first option out of range; the CLI checks flags before this. */
@@ -46,7 +43,7 @@ export function checkFaultOptions(faults: FaultOptions): void {
 
 type Random = () => number;
 
-/** A small seeded PRNG (mulberry32): floats in [0, 1), the same sequence for the same seed. */
+/** mulberry32: floats in [0, 1), the same sequence for the same seed. */
 export function createRandom(seed: number): Random {
   let state = seed >>> 0;
   return () => {
@@ -58,10 +55,7 @@ export function createRandom(seed: number): Random {
   };
 }
 
-/**
- * Per-key throttling with sliding windows (a log of accepted request times), which gives an exact
- * "available in N seconds": the time until the oldest request that counts falls out of its window.
- */
+/** Per-key sliding windows of accepted request times, which give an exact "available in N seconds". */
 export class SlidingWindowLimiter {
   private readonly windows: readonly { limit: number; ms: number }[];
   private readonly longestMs: number;
@@ -76,10 +70,7 @@ export class SlidingWindowLimiter {
     this.longestMs = this.windows.at(-1)?.ms ?? 0;
   }
 
-  /**
-   * Counts a request of `key` at `nowMs` if every window has room and returns undefined; otherwise
-   * counts nothing (a refused request does not extend the wait) and returns the whole seconds to wait.
-   */
+  /** Undefined when every window has room; else whole seconds to wait (a refusal is not counted). */
   take(key: string, nowMs: number): number | undefined {
     if (this.windows.length === 0) return undefined;
     const times = (this.history.get(key) ?? []).filter((time) => time > nowMs - this.longestMs);
@@ -101,17 +92,16 @@ export class SlidingWindowLimiter {
 }
 
 export class FaultInjector {
-  /** The settings as configured; the log stream reads `logErrors` on every logs request. */
+  /** The log stream reads `logErrors` on every logs request. */
   options: Readonly<FaultOptions> = {};
   private random: Random = Math.random;
-  /** Seconds a key must wait (`take`), or undefined when the request is within its limits. */
   limiter = new SlidingWindowLimiter({});
 
   constructor(faults: FaultOptions = {}) {
     this.configure(faults);
   }
 
-  /** Replaces every fault setting; a new seed restarts the random sequence, and limits start afresh. */
+  /** Replaces every setting: the random sequence and the limits start afresh. */
   configure(faults: FaultOptions): void {
     checkFaultOptions(faults);
     this.options = structuredClone(faults);
@@ -119,14 +109,12 @@ export class FaultInjector {
     this.limiter = new SlidingWindowLimiter(faults.rateLimit ?? {});
   }
 
-  /** Whether this request meets the fault of one of the 0..1 rates. */
   roll(fault: (typeof RATES)[number]): boolean {
     const rate = this.options[fault];
     // No draw at rate 0, so enabling one fault does not shift another's sequence.
     return rate !== undefined && rate > 0 && this.random() < rate;
   }
 
-  /** A proxy's error for this request, 502 or 504, or undefined when it reaches the service. */
   proxyError(): 502 | 504 | undefined {
     if (!this.roll("proxyErrorRate")) return undefined;
     return this.random() < 0.5 ? 502 : 504;
@@ -136,7 +124,6 @@ export class FaultInjector {
     return WRITE_METHODS.has(method) && this.roll("dropWriteRate");
   }
 
-  /** How long to hold this request before it commits: 0, or `lateWriteMs` for a late write. */
   lateWriteDelayMs(method: string): number {
     if (!WRITE_METHODS.has(method) || !this.roll("lateWriteRate")) return 0;
     return this.options.lateWriteMs ?? DEFAULT_LATE_WRITE_MS;
@@ -151,10 +138,7 @@ const SELECTOR_KINDS = ["name", "plugin", "description"] as const;
 // (an address in a description) needs no escaping; a typo such as "@0,8" is refused, not matched.
 const RATIO_LIKE = /^[0-9.,]+$/;
 
-/**
- * Parses `name:GLOB`, `plugin:ID` or `description:TEXT`, optionally ending in `@RATIO` (0 to 1).
- * Throws a RangeError whose message says what is wrong and what is expected.
- */
+/** `name:GLOB`, `plugin:ID` or `description:TEXT`, optionally ending in `@RATIO` (0 to 1). */
 export function parseLogErrorFault(spec: string): LogErrorFault {
   let body = spec;
   let ratio: number | undefined;
@@ -185,7 +169,7 @@ export function parseLogErrorFault(spec: string): LogErrorFault {
   return kind === "name" ? { name: value, ...withRatio } : { description: value, ...withRatio };
 }
 
-/** Throws a RangeError for an in-process fault that is not one selector with a ratio from 0 to 1. */
+/** For in-process faults: one selector each, a ratio from 0 to 1. */
 export function checkLogErrorFaults(faults: readonly LogErrorFault[]): void {
   for (const [index, fault] of faults.entries()) {
     const kinds = SELECTOR_KINDS.filter((kind) => kind in fault);
@@ -204,10 +188,7 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${parts.join(".*")}$`, "s");
 }
 
-/**
- * The ERROR share the record logs after its last change: that of the first fault matching it as it
- * is now, or undefined when none does. Case-sensitive, as the selectors are written.
- */
+/** That of the first fault matching the record as it is now; case-sensitive, as written. */
 export function logErrorRatio(
   faults: readonly LogErrorFault[],
   record: StoredRecord,

@@ -1,7 +1,5 @@
-// A form-encoded or multipart body as the real service's serializer sees it (Django REST
-// framework's request.data): text fields by name, every value kept, and uploaded files merged in
-// after the fields, so that of a field and a file sent under one name, the file is what is read; and
-// the urlencoded form, parsed as Django's QueryDict does.
+// A form body as DRF's request.data sees it (files merged in after the fields, so of a field and a
+// file of one name the file is read), and the urlencoded form parsed as Django's QueryDict does.
 
 import { type Decode, decodeBody, percentDecode } from "./charset.js";
 import { parseError } from "./http-error.js";
@@ -10,7 +8,7 @@ import { parseError } from "./http-error.js";
 const MAX_FORM_FIELDS = 1000;
 const MAX_FORM_FILES = 100;
 
-/** An uploaded file: what the service keeps of an attachment (its contents are not kept). */
+/** What the service keeps of an attachment: not its contents. */
 export class UploadedFile {
   constructor(
     readonly fileName: string,
@@ -27,7 +25,7 @@ export class FormBody {
   #fieldCount = 0;
   #fileCount = 0;
 
-  /** Counts a field sent, whether or not it is kept: one past the limit is a 400. */
+  /** Whether or not it is kept: one past the limit is a 400. */
   countField(): void {
     this.#fieldCount += 1;
     if (this.#fieldCount <= MAX_FORM_FIELDS) return;
@@ -49,12 +47,12 @@ export class FormBody {
     this.#files.set(name, [...(this.#files.get(name) ?? []), file]);
   }
 
-  /** The names of the text fields, in the order first sent (`request.POST`'s keys). */
+  /** In the order first sent (`request.POST`'s keys). */
   fieldNames(): string[] {
     return [...this.#fields.keys()];
   }
 
-  /** Each file field's name and its last file (`request.FILES.items()`). */
+  /** `request.FILES.items()`. */
   fileEntries(): [string, UploadedFile][] {
     return [...this.#files].flatMap(([name, files]) => {
       const last = files.at(-1);
@@ -62,7 +60,7 @@ export class FormBody {
     });
   }
 
-  /** The last text field of this name, files left out (Django's `request.POST`). */
+  /** Files left out (Django's `request.POST`). */
   textField(name: string): string | undefined {
     return this.#fields.get(name)?.at(-1);
   }
@@ -75,10 +73,7 @@ export class FormBody {
 
 const unquote = (text: string, decode: Decode) => percentDecode(text.replaceAll("+", " "), decode);
 
-/**
- * Python's parse_qsl with blank values kept: `&`-separated, `+` for a space, percent-escapes read in
- * the body's charset.
- */
+/** Python's parse_qsl with blank values kept, percent-escapes read in the body's charset. */
 export function parseUrlencodedBody(raw: Buffer, decode: Decode): FormBody {
   const text = decodeBody(raw, decode);
   const form = new FormBody();

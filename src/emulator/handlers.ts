@@ -1,8 +1,5 @@
-// The operations of the service: projects, the records of either family (list, create, retrieve,
-// update, delete), their logs, and the actions beyond CRUD (frontend module, job, rearrange), each
-// with the profile's own request shape and response, and the table of the paths and methods that
-// reach them (ROUTES). Handlers are synchronous: they read and change the store in one go and
-// describe the response; the server writes it.
+// The operations of the service and the routes to them (ROUTES). Handlers are synchronous: they
+// read and change the store in one go and describe the response; the server writes it.
 
 import { FAMILIES, type FamilyName } from "../families.js";
 import { isObject } from "../plain-object.js";
@@ -15,11 +12,10 @@ import type { EmulatorStore } from "./store.js";
 import type { ApiKeySpec, ProfileBehaviour, ProjectData, StoredRecord } from "./types.js";
 import { INT_MAX, INT_MIN, readRecordChanges, requireObjectBody } from "./validation.js";
 
+/** Raw segments: anything a client sent. */
 export interface RouteParams {
-  /** The raw project segment: a decimal id, `@current`, or anything a client sent. */
   project?: string;
   family?: FamilyName;
-  /** The raw record id segment. */
   id?: string;
 }
 
@@ -27,18 +23,16 @@ export interface HandlerContext {
   store: EmulatorStore;
   profile: ProfileBehaviour;
   key: ApiKeySpec;
-  /** The project the path names, already checked against the key; absent for the project list. */
+  /** Already checked against the key; absent for the project list. */
   project: ProjectData | undefined;
   params: RouteParams;
-  /** The parsed body: a JSON value, a FormBody (see form-body.ts), or undefined when there was none. */
+  /** A JSON value, a FormBody, or undefined when there was none. */
   body: unknown;
-  /** The absolute URL the client requested, for pagination links. */
+  /** For pagination links. */
   requestUrl: URL;
-  /** The log entries plugin configs write by themselves. */
   logStream: LogStream;
 }
 
-/** A response: no body, or a body of text with its content type. */
 export interface HandlerResult {
   status: number;
   body?: { text: string; contentType: string };
@@ -51,18 +45,17 @@ export const json = (status: number, body: unknown): HandlerResult => ({
   body: { text: JSON.stringify(body), contentType: "application/json" },
 });
 
-/** The project and family of a family route; the router guarantees both are there. */
+/** The router guarantees both are there. */
 function familyScope({ project, params }: HandlerContext): { projectId: number; family: FamilyName } {
   if (project === undefined || params.family === undefined) throw new Error("family route without project");
   return { projectId: project.id, family: params.family };
 }
 
-/** The numeric record id of the path, or undefined for one that cannot name a record. */
 function parseRecordId(segment: string | undefined): number | undefined {
   return segment !== undefined && /^[0-9]{1,15}$/.test(segment) ? Number(segment) : undefined;
 }
 
-/** The record the path names within its project and family, soft-deleted ones included. */
+/** Soft-deleted ones included. */
 function findRecord(context: HandlerContext): StoredRecord | undefined {
   const { projectId, family } = familyScope(context);
   const id = parseRecordId(context.params.id);
@@ -79,7 +72,6 @@ function renderFor(context: HandlerContext, record: StoredRecord, as: "single" |
   return renderRecord(record, context.store.plugin(record.plugin), context.profile, as);
 }
 
-/** Records as the items of a list or rearrange response. */
 function renderCollection(context: HandlerContext, records: readonly StoredRecord[]) {
   return records.map((record) => renderFor(context, record, "collection"));
 }
@@ -90,7 +82,6 @@ function readChanges(context: HandlerContext, partial: boolean) {
 
 const listProjects: Handler = ({ requestUrl, key, store }) => {
   const page = parsePageRequest(requestUrl.searchParams);
-  // A project is its id and name (the data file's reader keeps no other field).
   return json(200, paginate(accessibleProjects(key, store.data.projects), page, requestUrl));
 };
 
@@ -155,8 +146,7 @@ function parseLogFilter(query: URLSearchParams): LogFilter {
 }
 
 /**
- * Newest first, filtered by type, message text and time, and paginated like every list; an unknown
- * config id is an empty page, as in the real service. The entries the store holds (jobs, data-file
+ * An unknown config id is an empty page, as in the real service. Stored entries (jobs, data-file
  * ones) are merged with the stream the config logs by itself (log-stream.ts).
  */
 const listLogs: Handler = (context) => {
@@ -178,7 +168,7 @@ const retrieveFrontend: Handler = (context) => {
   return { status: 200, body: { text, contentType: FRONTEND_CONTENT_TYPE } };
 };
 
-/** Validates `{"job": {"type": "<name>", "payload": {...}}}` and returns the type. */
+/** Of `{"job": {"type": "<name>", "payload": {...}}}`. */
 function parseJobType(rawBody: unknown): string {
   const body = requireObjectBody(rawBody ?? {});
   if (!Object.hasOwn(body, "job")) throw requiredField("job");
@@ -210,7 +200,7 @@ function isStoredOrder(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= INT_MIN && value <= INT_MAX;
 }
 
-/** seed: orders keyed by config id within the family; bad input is a 400. */
+/** seed: keyed by config id within the family; bad input is a 400. */
 function rearrangeByConfig(context: HandlerContext): readonly StoredRecord[] {
   const { projectId, family } = familyScope(context);
   const body = requireObjectBody(context.body ?? {});
@@ -234,9 +224,9 @@ function rearrangeByConfig(context: HandlerContext): readonly StoredRecord[] {
 }
 
 /**
- * posthog-2024: orders keyed by plugin id over the project's enabled configs of both families.
- * Like the real service it maps plugin -> config (the last config wins for duplicated plugins),
- * applies entries one by one, and fails with a 500 on input it cannot convert.
+ * posthog-2024: keyed by plugin id over the project's enabled configs of both families. As the real
+ * service: the last config wins for a duplicated plugin, entries apply one by one, and input it
+ * cannot convert is a 500.
  */
 function rearrangeByPlugin(context: HandlerContext): StoredRecord[] {
   const { projectId } = familyScope(context);
@@ -262,11 +252,10 @@ const rearrangeRecords: Handler = (context) => {
   return json(200, renderCollection(context, rearrange(context)));
 };
 
-/** An operation of the service: its handler, the scope a key needs, the body it reads. */
 export interface Operation {
   name: string;
   handle: Handler;
-  /** The scope a key needs; null lets any valid key in (listing projects is how a client finds its id). */
+  /** null lets any valid key in (listing projects is how a client finds its id). */
   scope: RequiredScope;
   /** "json" reads a JSON body, "form" also a form body where the profile takes them; others ignore it. */
   body?: "json" | "form";
@@ -328,13 +317,13 @@ function matchSegments(pattern: readonly string[], segments: readonly string[]):
   return params;
 }
 
-/** The path part of a request target, with the one optional trailing slash removed. */
+/** Without the one optional trailing slash. */
 function pathOfTarget(target: string): string {
   const path = target.split("?", 1)[0] ?? "";
   return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
-/** The operation a method and a raw request target reach; a 404 for a path the service lacks. */
+/** A 404 for a path the service lacks. */
 export function matchRoute(method: string, target: string): RouteMatch {
   const path = pathOfTarget(target);
   if (!path.startsWith("/")) throw notFound();

@@ -1,5 +1,5 @@
-// The service's error responses: one class carrying status, headers and the `{type, code, detail,
-// attr}` body, and a constructor per row of the error table so handlers never spell a body by hand.
+// The service's error responses: a constructor per row of the error table, so handlers never spell
+// a body by hand.
 
 import { plural } from "../plural.js";
 import type { ServiceErrorBody } from "../wire-types.js";
@@ -56,7 +56,7 @@ export const payloadTooLarge = (limitBytes: number) =>
   httpError(413, "payload_too_large", `Request body is larger than the limit of ${limitBytes} bytes.`);
 export const unsupportedMediaType = (contentType: string) =>
   httpError(415, "unsupported_media_type", `Unsupported media type "${contentType}" in request.`);
-/** `retryAfterHeader` is false for the posthog-2024 profile, whose 429s carry no Retry-After. */
+/** posthog-2024's 429s carry no Retry-After. */
 export const throttled = (seconds: number, retryAfterHeader: boolean) =>
   httpError(
     429,

@@ -1,11 +1,5 @@
-// Synthesized log entries: every enabled plugin config logs at a steady rate, computed from the
-// record and the clock on each read (nothing stored, no timers), merged with the stored entries.
-//
-// Entry k (k >= 1) of a record is stamped created_at + k * interval; only the last 24 hours are
-// shown, so a list stays bounded however old the record. Types and messages repeat with a period of
-// PERIOD entries, which lets a filter be counted from one period's matches by arithmetic, and the
-// n-th match be found without making the entries before it: no read makes more entries than the
-// page it returns.
+// Synthesized log entries: each enabled config logs at a steady rate, computed on each read (nothing
+// stored, no timers). Entry k (k >= 1) is stamped created_at + k * interval.
 
 import type { LogEntry, Page } from "../wire-types.js";
 import { logErrorRatio } from "./faults.js";
@@ -13,16 +7,15 @@ import { type PageRequest, paginateCounted } from "./pagination.js";
 import { shownText } from "./record-view.js";
 import type { LogErrorFault, PluginData, ProfileBehaviour, StoredRecord } from "./types.js";
 
-/** Entries per minute of each plugin config unless told otherwise. */
 export const DEFAULT_LOG_RATE = 60;
-/** How far back synthesized entries are shown. */
 export const LOG_WINDOW_MS = 24 * 3_600_000;
 /** One entry per millisecond: timestamps stay distinct, so the order needs no tie-break among them. */
 export const MAX_LOG_RATE = 60_000;
-// Types and messages repeat every PERIOD entries; it is also the resolution of an ERROR ratio (0.001).
+// Contents repeat every PERIOD entries, so a filter's matches are counted by arithmetic and no read
+// makes more entries than the page it returns. Also the resolution of an ERROR ratio (0.001).
 const PERIOD = 1000;
 
-/** The endpoint's filters, parsed: upper-case types (empty: all), lower-case search, instants in ms. */
+/** Upper-case types (empty: all), lower-case search, instants in ms. */
 export interface LogFilter {
   types: ReadonlySet<string>;
   search: string;
@@ -126,13 +119,13 @@ class Segment {
     }
   }
 
-  /** Matching indices from base up to before k (base <= k). */
+  /** From base up to before k (base <= k). */
   private matchesBelow(k: number): number {
     const offset = k - this.base;
     return Math.floor(offset / PERIOD) * this.positions.length + (this.before[offset % PERIOD] ?? 0);
   }
 
-  /** Matching indices within [from, to] and the segment. */
+  /** Matches within [from, to] and the segment. */
   count(from: number, to: number): number {
     const low = Math.max(from, this.lo);
     const high = Math.min(to, this.hi);
@@ -154,14 +147,13 @@ class Segment {
   }
 }
 
-/** What the stream of one record depends on besides the filter. */
 export interface LogStreamSource {
   record: Pick<StoredRecord, "id" | "project" | "plugin" | "created_at" | "updated_at">;
   intervalMs: number;
-  /** The ERROR share after the record's last change, when a fault selects it. */
+  /** After the record's last change, when a fault selects it. */
   errorRatio: number | undefined;
   nowMs: number;
-  /** Every entry since the record was created, not only the last 24 hours: a counter's count. */
+  /** Not only the last 24 hours: a counter's count. */
   sinceCreation?: boolean;
 }
 
@@ -169,7 +161,7 @@ function hex(value: number, digits: number): string {
   return value.toString(16).padStart(digits, "0").slice(-digits);
 }
 
-/** The matching synthesized entries of one record, newest first, made one at a time on demand. */
+/** Newest first, made one at a time on demand. */
 export class SynthesizedLog {
   readonly count: number;
   private readonly segments: readonly Segment[];
@@ -212,7 +204,7 @@ export class SynthesizedLog {
     this.count = this.segments.reduce((sum, segment) => sum + segment.count(segment.lo, segment.hi), 0);
   }
 
-  /** The matching entry of rank `rank` (0 is the newest). */
+  /** 0 is the newest. */
   entryAt(rank: number): LogEntry {
     let remaining = rank;
     for (const segment of this.segments) {
@@ -226,7 +218,7 @@ export class SynthesizedLog {
     throw new RangeError(`log entry ${rank} of ${this.count}`);
   }
 
-  /** How many matching entries sort before `entry` in the list: newer, or as new with a greater id. */
+  /** Newer, or as new with a greater id. */
   countBefore(entry: LogEntry): number {
     const ms = Date.parse(entry.timestamp);
     const sinceCreation = ms - this.createdMs;
@@ -261,14 +253,14 @@ export class SynthesizedLog {
   }
 }
 
-/** The order of the logs endpoint: newest first, then by id, greatest first. */
+/** Newest first, then by id, greatest first. */
 export function compareLogEntries(a: LogEntry, b: LogEntry): number {
   return Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.id.localeCompare(a.id);
 }
 
 /**
- * One page of the stored entries (already filtered, in list order) merged with the synthesized ones.
- * Each stored entry's place in the merged list is counted, not found by walking the stream.
+ * `stored` already filtered, in list order. Each stored entry's place in the merged list is counted,
+ * not found by walking the stream.
  */
 export function paginateLogs(
   stored: readonly LogEntry[],
@@ -298,7 +290,6 @@ export function paginateLogs(
   return paginateCounted(stored.length + synthesized.count, slice, page, requestUrl);
 }
 
-/** The emulator's stream settings: a rate, the log-error faults as they are now, the profile, a clock. */
 export class LogStream {
   private readonly intervalMs: number | undefined;
 
@@ -313,11 +304,7 @@ export class LogStream {
       ratePerMinute > 0 ? Math.max(1, Math.round(60_000 / Math.min(ratePerMinute, MAX_LOG_RATE))) : undefined;
   }
 
-  /**
-   * The synthesized entries of a plugin config that match the filter, or undefined when it logs
-   * nothing: the stream is off, the record is disabled or deleted, or it is a frontend app (those
-   * run in the browser, and have no logs).
-   */
+  /** Undefined when the stream is off, the record disabled or deleted, or a frontend app (no logs). */
   of(
     record: StoredRecord,
     plugin: PluginData | undefined,

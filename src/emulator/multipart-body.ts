@@ -1,6 +1,5 @@
-// Parses a multipart/form-data body (RFC 7578) into the fields and files the real service's
-// serializer would see. Where Django is lenient about a malformed body (a missing closing
-// boundary, part headers that never end), this is a 400: a client sending one has a bug to find.
+// Parses a multipart/form-data body as the real serializer would. Where Django is lenient about a
+// malformed body, this is a 400: a client sending one has a bug to find.
 
 import { type Decode, parseHeaderValue } from "./charset.js";
 import { FormBody, UploadedFile } from "./form-body.js";
@@ -21,9 +20,9 @@ function multipartError(detail: string) {
 }
 
 interface Delimiter {
-  /** Where the delimiter starts, the CRLF before its dashes included. */
+  /** The CRLF before its dashes included. */
   start: number;
-  /** Where what follows it starts: a part, or (after the closing delimiter) the epilogue. */
+  /** Where a part, or (after the closing delimiter) the epilogue starts. */
   end: number;
   closing: boolean;
 }
@@ -62,9 +61,8 @@ function splitParts(body: Buffer, boundary: string): Buffer[] {
 }
 
 interface Part {
-  /** The Content-Disposition's parameters, when the part has one. */
   disposition: Record<string, string> | undefined;
-  /** The part's Content-Type, "" without one (what Django gives an uploaded file). */
+  /** "" without one (what Django gives an uploaded file). */
   contentType: string;
   content: Buffer;
 }

@@ -24,7 +24,6 @@ function parseIntegerParam(query: URLSearchParams, name: string, minimum: number
   return value;
 }
 
-/** Throws 400 for a limit that is not a positive integer or an offset that is not a non-negative one. */
 export function parsePageRequest(query: URLSearchParams): PageRequest {
   return {
     limit: parseIntegerParam(query, "limit", 1, DEFAULT_PAGE_SIZE),
@@ -32,7 +31,7 @@ export function parsePageRequest(query: URLSearchParams): PageRequest {
   };
 }
 
-/** `requestUrl` with its limit lowered to `maxPageSize` (links then carry the capped limit). */
+/** Links then carry the capped limit. */
 export function capPageSize(requestUrl: URL, maxPageSize: number | undefined): URL {
   const limit = requestUrl.searchParams.get("limit");
   const asked = limit === null ? DEFAULT_PAGE_SIZE : Number(limit);
@@ -50,15 +49,12 @@ function linkTo(requestUrl: URL, limit: number, offset: number | undefined): str
   return url.href;
 }
 
-/** `requestUrl` is the absolute URL the client asked for; links keep its other query parameters. */
+/** Links keep the request's other query parameters. */
 export function paginate<T>(items: readonly T[], page: PageRequest, requestUrl: URL): Page<T> {
   return paginateCounted(items.length, (start, end) => items.slice(start, end), page, requestUrl);
 }
 
-/**
- * As paginate, for a list too long to hold (a synthesized log): `count` items, of which `slice`
- * makes only those from `start` to before `end`.
- */
+/** For a list too long to hold (a synthesized log): `slice` makes only the page's items. */
 export function paginateCounted<T>(
   count: number,
   slice: (start: number, end: number) => T[],

@@ -1,14 +1,5 @@
-// The data file, made durable by group commit. The file holds a whole snapshot; the journal next to
-// it (.NAME.journal) holds the batches committed since, one line each. Writes that arrive while a
-// commit is in flight are batched into the next one, which appends one line and syncs once; a
-// write is answered only once its batch is synced. When the journal has grown to the snapshot's
-// size, a commit writes a fresh snapshot instead (temporary file, fsync, rename: a crash, even
-// SIGKILL, leaves the old or the new file, never a torn one). A clean stop folds the journal in,
-// so that a stopped emulator leaves one self-contained file. The files hold API keys and records:
-// they are readable by their owner only (0600), whatever mode the data file had.
-//
-// The journal: a header line naming the snapshot it follows, then one line of JSON per committed
-// batch of changes; the loader replays the lines onto the snapshot.
+// The data file, made durable by group commit: a snapshot, and a journal (a header naming the
+// snapshot, then one line per batch) of the commits since; a write is answered once synced.
 
 import { randomUUID } from "node:crypto";
 import { type FileHandle, readdir, readFile, stat, unlink } from "node:fs/promises";
@@ -21,7 +12,6 @@ import { type ChangeBatch, DataFileError, parseChangeBatch, parseEmulatorData } 
 import type { EmulatorStore } from "./store.js";
 import type { EmulatorData } from "./types.js";
 
-/** The journal beside the data file: `.NAME.journal`. */
 export function journalFileOf(file: string): string {
   return join(dirname(file), `.${basename(file)}.journal`);
 }
@@ -40,11 +30,9 @@ function encodeJournalHeader(snapshotId: string): string {
 }
 
 /**
- * Applies the journal's batches, in order, to `data` when the journal follows the snapshot
- * `snapshotId`. A journal that follows another snapshot is left unapplied: it is what a crash
- * right after a compaction leaves (the snapshot already holds its batches), or the data file was
- * replaced, and the file wins. A last line without its newline is a batch whose append was cut
- * short; it was never acknowledged, so it is skipped. Returns how many batches were applied.
+ * Returns how many batches were applied. A journal of another snapshot is ignored: a crash right
+ * after a compaction leaves one (the snapshot holds its batches), or the file was replaced and wins.
+ * A last line without its newline is an append cut short, never acknowledged: skipped.
  */
 function replayJournal(
   text: string,
@@ -92,15 +80,14 @@ function replayJournal(
   return batchLines.length;
 }
 
-export interface LoadedDataFile {
+interface LoadedDataFile {
   data: EmulatorData;
-  /** Names the snapshot, so that a journal can tell whether it follows it; absent in hand-made files. */
+  /** Absent in hand-made files. */
   snapshotId: string | undefined;
-  /** Batches of the journal applied on top of the snapshot. */
   replayedBatches: number;
 }
 
-/** Returns undefined when the file does not exist; throws DataFileError when it is not valid data. */
+/** Undefined when the file does not exist. */
 export async function loadDataFile(file: string): Promise<LoadedDataFile | undefined> {
   const text = await readIfExists(file);
   if (text === undefined) return undefined;
@@ -122,10 +109,7 @@ export async function loadDataFile(file: string): Promise<LoadedDataFile | undef
   return { data, snapshotId, replayedBatches };
 }
 
-/**
- * Removes temporary files a killed emulator may have left next to the data file: those of the
- * snapshot and those of its journal's header, each written through a temporary file named after it.
- */
+/** Those a killed emulator may have left, of the snapshot and of the journal's header. */
 export async function removeStaleTemporaryFiles(file: string): Promise<void> {
   const directory = dirname(file);
   const prefixes = [temporaryFilePrefix(file), temporaryFilePrefix(journalFileOf(file))];
@@ -138,8 +122,8 @@ export async function removeStaleTemporaryFiles(file: string): Promise<void> {
 }
 
 /**
- * Writes a snapshot or a journal's header through the one file writer (0600, fsync, rename, fsync
- * of the directory). The system's own error is passed on: the log line and the 500 name it.
+ * 0600, fsync, rename, whatever the file's mode was: the files hold keys. The system's own error is
+ * passed on: the log line and the 500 name it.
  */
 async function writeAtomically(file: string, text: string): Promise<void> {
   try {
@@ -149,12 +133,13 @@ async function writeAtomically(file: string, text: string): Promise<void> {
   }
 }
 
-/** What the writer needs of the store. */
 type PersistedState = Pick<EmulatorStore, "changeCount" | "takeChanges" | "toJson">;
 
 // Below this, the journal is never folded into the snapshot: tiny states would rewrite constantly.
 const MIN_JOURNAL_BYTES = 64 * 1024;
 
+// Writes arriving during a commit share the next one (one line, one sync). A journal grown to the
+// snapshot's size is folded into a new snapshot instead, as on a clean stop.
 export class DataFileWriter {
   private readonly journalFile: string;
   private journal: FileHandle | undefined;
@@ -164,7 +149,6 @@ export class DataFileWriter {
   // pages): the next commit writes a whole snapshot instead of appending after it.
   private needsSnapshot = true;
   private snapshotId: string | undefined;
-  /** Every change up to this count is durable. */
   private durableCount: number;
   private running: { upTo: number; done: Promise<void> } | undefined;
   /** The commit after the running one, which those who came since wait for. */
@@ -178,22 +162,14 @@ export class DataFileWriter {
     this.durableCount = state.changeCount;
   }
 
-  /**
-   * Makes the files ready before anything is served: continues the snapshot's journal when the
-   * snapshot holds the whole state, otherwise (a new file, keys given, a journal replayed) writes
-   * a fresh snapshot.
-   */
+  /** Continues the snapshot's journal when the snapshot holds the whole state, else writes a fresh one. */
   async open(loaded: { snapshotId: string | undefined; upToDate: boolean }): Promise<void> {
     if (!loaded.upToDate || loaded.snapshotId === undefined) return this.writeSnapshot();
     await this.startJournal(loaded.snapshotId, (await stat(this.file)).size);
     this.state.takeChanges();
   }
 
-  /**
-   * Resolves once every change made so far is durable: at once when it already is, with the
-   * running commit when that one holds them all, else with the next commit (started now if none
-   * runs). Rejects with the commit's error when that commit fails.
-   */
+  /** With the running commit when it holds every change so far, else with the next one. */
   whenDurable(): Promise<void> {
     const target = this.state.changeCount;
     if (target <= this.durableCount) return Promise.resolve();
@@ -241,7 +217,6 @@ export class DataFileWriter {
     this.journalBytes += Buffer.byteLength(line);
   }
 
-  /** Writes the whole state as a new snapshot, then starts its (empty) journal. */
   private async writeSnapshot(): Promise<void> {
     this.needsSnapshot = true;
     // The snapshot holds every change so far; taken synchronously, before the first await.
@@ -254,7 +229,6 @@ export class DataFileWriter {
     await this.startJournal(snapshotId, Buffer.byteLength(text));
   }
 
-  /** Starts the (empty) journal that follows the snapshot `snapshotId`. */
   private async startJournal(snapshotId: string, snapshotBytes: number): Promise<void> {
     const header = encodeJournalHeader(snapshotId);
     await writeAtomically(this.journalFile, header);
@@ -267,11 +241,7 @@ export class DataFileWriter {
     this.needsSnapshot = false;
   }
 
-  /**
-   * Waits for the commits under way, folds the journal into a final snapshot and removes it, so
-   * that a stopped emulator leaves one self-contained data file. If that last snapshot cannot be
-   * written, the journal stays: the next start replays it.
-   */
+  /** Folds the journal into a final snapshot; if that fails, the journal stays for the next start. */
   async close(): Promise<void> {
     const pending = () => this.next ?? this.running?.done;
     for (let commit = pending(); commit !== undefined; commit = pending())

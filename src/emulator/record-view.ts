@@ -1,6 +1,5 @@
-// How a stored record is written: as JSON on the wire (the interface's field order, the computed
-// fields, and the posthog-2024 quirks: name/description fall back to the plugin's own, collections
-// carry no plugin_info, config is an object), and as the JavaScript module of its frontend endpoint.
+// How a stored record is written: as JSON on the wire, with the profile's quirks, and as the
+// JavaScript module of its frontend endpoint.
 
 import { isObject } from "../plain-object.js";
 import type { PluginConfigRecord } from "../wire-types.js";
@@ -9,7 +8,7 @@ import type { PluginData, ProfileBehaviour, StoredRecord } from "./types.js";
 export const EMPTY_CONFIG = "{}";
 export const FRONTEND_CONTENT_TYPE = "application/javascript; charset=UTF-8";
 
-/** The name and description as the service shows them (a profile may fall back to the plugin's own). */
+/** As the service shows them (a profile may fall back to the plugin's own). */
 export function shownText(record: StoredRecord, plugin: PluginData | undefined, profile: ProfileBehaviour) {
   // The real serializer's `representation["name"] or plugin.name`: "" falls back as null does.
   const fallback = profile.fallsBackToPluginText && plugin !== undefined;
@@ -19,7 +18,7 @@ export function shownText(record: StoredRecord, plugin: PluginData | undefined, 
   };
 }
 
-/** `config` as the profile writes it in a response; posthog-2024 shows each attachment under its key. */
+/** posthog-2024 shows each attachment under its key. */
 function renderConfig(record: StoredRecord, profile: ProfileBehaviour): unknown {
   if (profile.configAs === "string") return record.config;
   let config: unknown;
@@ -37,7 +36,7 @@ function renderConfig(record: StoredRecord, profile: ProfileBehaviour): unknown 
   return shown;
 }
 
-/** A record alone (retrieve, create, update, job) or as an item of a list or rearrange response. */
+/** `collection`: an item of a list or rearrange response. */
 export function renderRecord(
   record: StoredRecord,
   plugin: PluginData | undefined,
@@ -70,7 +69,7 @@ export function renderRecord(
   };
 }
 
-/** What a site loads to run the app: here a stand-in exporting getFrontendApp() with the config's identity. */
+/** A stand-in exporting getFrontendApp() with the config's identity. */
 export function renderFrontendModule(record: StoredRecord, plugin: PluginData | undefined): string {
   // JSON.stringify escapes quotes; replacing "<" keeps the text inert if it is ever inlined in HTML.
   const app = JSON.stringify({

@@ -1,5 +1,5 @@
-// Reads and parses a request body: bounded in size; JSON, and where the profile takes them form
-// bodies. An empty body parses to undefined, which handlers treat as `{}`.
+// Reads and parses a request body, bounded in size. An empty body parses to undefined, which
+// handlers treat as `{}`.
 
 import type { IncomingMessage } from "node:http";
 import { decoderFor, parseHeaderValue } from "./charset.js";
@@ -13,9 +13,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const DRAIN_LIMIT_FACTOR = 64;
 
 /**
- * Collects the raw body; an oversized one is a 413. The rest of an oversized upload is read and
- * discarded before answering (up to a bound), because a client still sending gets a connection
- * reset instead of the 413 if the server answers and closes early.
+ * An oversized body is a 413, its rest read and discarded first (up to a bound): a client still
+ * sending gets a connection reset instead of the 413 if the server answers and closes early.
  */
 export function readBody(request: IncomingMessage, limitBytes = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -58,11 +57,7 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/**
- * Parses a body by its content type: JSON (also a body without a content type, as clients often
- * omit it), and with `formBodies` also application/x-www-form-urlencoded and multipart/form-data,
- * into a FormBody. The media type's case does not matter; its charset applies to form bodies.
- */
+/** JSON also without a content type, as clients often omit it; with `formBodies` form bodies too. */
 export function parseRequestBody(raw: Buffer, contentType: string | undefined, formBodies: boolean): unknown {
   if (raw.length === 0) return undefined;
   const { value: mediaType, params } = parseHeaderValue(contentType ?? "");

@@ -1,6 +1,5 @@
-// The HTTP side of the emulator: one request goes through faults, routing, authentication,
-// throttling, project access, scopes, body parsing, the handler and persistence, in the order the
-// real service checks them, and every outcome is written and logged in one place.
+// The HTTP side of the emulator: each request goes through faults, routing, auth, throttling, body
+// and handler in the order the real service checks them; every outcome is written and logged here.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,17 +20,16 @@ export interface ServerDependencies {
   store: EmulatorStore;
   profile: ProfileBehaviour;
   faults: FaultInjector;
-  /** Resolves once every change made so far is durable (immediately without a data file). */
+  /** Resolves once every change made so far is durable. */
   persist: () => Promise<void>;
   requestLog: RequestLogEntry[];
-  /** Where each request's line goes, and internal errors (to stderr without it). */
+  /** Internal errors go to stderr without it. */
   log: ((line: string) => void) | undefined;
-  /** host:port of the server itself, for requests without a usable Host header. */
+  /** For requests without a usable Host header. */
   ownHost: () => string;
   logStream: LogStream;
 }
 
-/** What is written back: a response, or (a dropped write) nothing, the connection destroyed. */
 type Outcome = HandlerResult & { headers?: Readonly<Record<string, string>> };
 
 /** A proxy's page in front of the service: HTML, not the service's error body. */
@@ -114,12 +112,10 @@ function write(response: ServerResponse, { status, body, headers = {} }: Outcome
 const LOG_TYPES = ["ERROR", "WARN", "INFO", "LOG"] as const;
 
 /**
- * The emulator's /metrics (Prometheus text format): how many log entries each plugin config has
- * logged since it was created, by type, so that a Prometheus scraping the emulator sees what a
- * service's own metrics would show, and a rollout's Prometheus gate can be tried against it.
+ * /metrics: log entries per plugin config since its creation, by type, so that a rollout's
+ * Prometheus gate can be tried against the emulator.
  */
 function renderLogMetrics(store: EmulatorStore, logStream: LogStream): string {
-  // Every record, deleted ones included, and every stored log entry.
   const { records, logEntries } = store.data;
   const stored = new Map<string, number>();
   for (const entry of logEntries) {
@@ -146,7 +142,7 @@ function renderLogMetrics(store: EmulatorStore, logStream: LogStream): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Serves one request to its end; never rejects. */
+/** Never rejects. */
 export async function serveRequest(
   deps: ServerDependencies,
   request: IncomingMessage,

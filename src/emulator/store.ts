@@ -23,18 +23,17 @@ export class EmulatorStore {
   private lastWriteMs = 0;
   private lastAttachmentId = 0;
   private changeCounter = 0;
-  // Listed families as of one change count: a big family paged by offset is sorted once, not per page.
+  // A big family paged by offset is sorted once per change count, not per page.
   private readonly listed = new Map<string, readonly StoredRecord[]>();
   private listedAt = 0;
-  // What changed since the last takeChanges(): the data-file journal writes only these.
+  // Since the last takeChanges(): the data-file journal writes only these.
   private changedRecords = new Set<StoredRecord>();
   private newLogEntries: LogEntry[] = [];
 
-  /** The state itself: read it freely; change it only through the methods below. */
+  /** `data`: read it freely; change it only through the methods below. */
   constructor(
     readonly data: EmulatorData,
     private readonly profile: ProfileBehaviour,
-    /** The service's clock: what writes and log entries are stamped with. */
     private readonly now: () => number = Date.now,
   ) {
     for (const record of data.records) {
@@ -56,20 +55,17 @@ export class EmulatorStore {
     return this.recordsByProject.get(projectId) ?? [];
   }
 
-  /** Increases on every change; the data-file writer compares it with what it has made durable. */
+  /** The data-file writer compares it with what it has made durable. */
   get changeCount(): number {
     return this.changeCounter;
   }
 
-  /**
-   * The state as data-file JSON, straight from the live objects (no intermediate copy); `snapshotId`
-   * names this snapshot, so that a journal can tell whether it follows it.
-   */
+  /** Straight from the live objects (no copy); a journal tells by `snapshotId` whether it follows it. */
   toJson(snapshotId: string): string {
     return `${JSON.stringify({ ...this.data, snapshotId }, null, 2)}\n`;
   }
 
-  /** The changes since the last call (records as they are now), for the data-file journal. */
+  /** Records as they are now. */
   takeChanges(): ChangeBatch {
     const batch: ChangeBatch = {
       records: [...this.changedRecords],
@@ -85,20 +81,18 @@ export class EmulatorStore {
     return this.pluginsById.get(id);
   }
 
-  /** Whether a record is reachable through a family, given how the profile relates families. */
   private belongsTo(record: StoredRecord, family: FamilyName): boolean {
     if (this.profile.families === "disjoint") return record.family === family;
     return family === "plugin_configs" || this.pluginsById.get(record.plugin)?.frontendApp === true;
   }
 
-  /** A record of the project reachable through the family, soft-deleted ones included. */
+  /** Soft-deleted ones included. */
   findInFamily(projectId: number, family: FamilyName, id: number): StoredRecord | undefined {
     const record = this.recordsById.get(id);
     if (!record || record.project !== projectId || !this.belongsTo(record, family)) return undefined;
     return record;
   }
 
-  /** What a list shows: the family's records that are not deleted, in service order. */
   listFamily(projectId: number, family: FamilyName): readonly StoredRecord[] {
     if (this.listedAt !== this.changeCounter) {
       this.listed.clear();
@@ -115,7 +109,6 @@ export class EmulatorStore {
     return records;
   }
 
-  /** The project's enabled records of every family, in service order. */
   listEnabled(projectId: number): StoredRecord[] {
     return this.projectRecords(projectId)
       .filter((record) => record.enabled)
@@ -163,7 +156,7 @@ export class EmulatorStore {
     return record;
   }
 
-  /** Applies the changes; a record marked deleted is always disabled too. */
+  /** A record marked deleted is always disabled too. */
   updateRecord(record: StoredRecord, changes: RecordChanges): void {
     Object.assign(
       record,
@@ -180,9 +173,8 @@ export class EmulatorStore {
   }
 
   /**
-   * Attaches each file to its config key (replacing what was there), then detaches the keys given,
-   * as the service's `_update_plugin_attachments` does; attachment ids only grow. Nothing to do is
-   * no change.
+   * Attaches, then detaches, as the service's `_update_plugin_attachments` does; attachment ids only
+   * grow. Nothing to do is no change.
    */
   updateAttachments(record: StoredRecord, attach: [string, UploadedFile][], detach: readonly string[]): void {
     if (attach.length + detach.length === 0) return;
@@ -221,7 +213,7 @@ export class EmulatorStore {
     return logEntry;
   }
 
-  /** The log entries of one config of the project, newest first. */
+  /** Newest first. */
   logsOf(projectId: number, configId: number): LogEntry[] {
     return this.data.logEntries
       .filter((entry) => entry.team_id === projectId && entry.plugin_config_id === configId)

@@ -1,6 +1,5 @@
-// Types of the emulator: its profiles, its options, its running handle, and EmulatorData — the
-// in-memory state that is also, as JSON, the format of the data file (its shapes are data-file.ts's
-// readers).
+// Types of the emulator: its profiles, options, running handle, and EmulatorData (the in-memory
+// state, and as JSON the data file; its shapes are data-file.ts's readers).
 
 import type { readData, readKey, readPlugin, readProject, readRecord } from "./data-file.js";
 
@@ -11,29 +10,26 @@ export type ProfileName = (typeof PROFILE_NAMES)[number];
 // branching on the profile name, so every difference between the profiles is listed here.
 export const PROFILES = {
   seed: {
-    /** "disjoint": a record belongs to the family it was created through; "overlapping": plugin_configs
-     * shows every config, pipeline_frontend_apps_configs those of frontend apps. */
+    /** "overlapping": plugin_configs shows every config, pipeline_frontend_apps_configs those of
+     * frontend apps; "disjoint": the family a record was created through. */
     families: "disjoint",
     /** "soft-delete" sets deleted and disables; "disable" only sets enabled false. */
     deleteMode: "soft-delete",
-    /** Status of DELETE on an unknown id. */
     deleteUnknownStatus: 404,
-    /** What the keys of a rearrange body name. */
     rearrangeKeyedBy: "config",
-    /** Whether scoped keys (anything but unscoped or exactly ["*"]) are refused on rearrange, job, frontend. */
+    /** Scoped keys (anything but unscoped or exactly ["*"]) refused on rearrange, job, frontend. */
     refusesScopedKeysOnActions: false,
     pluginWritableOnUpdate: true,
-    /** Whether name and description are stored trimmed (trim-as-service.ts), as DRF's CharField does. */
+    /** Name and description stored trimmed, as DRF's CharField does. */
     trimsText: false,
-    /** Whether a null or "" name/description is replaced by the plugin's own on output. */
+    /** A null or "" name/description replaced by the plugin's own on output. */
     fallsBackToPluginText: false,
-    /** Whether list and rearrange responses carry plugin_info; without it they send null there. */
+    /** Without it list and rearrange responses send null there. */
     pluginInfoInCollections: true,
     jobResponse: "record",
-    /** Whether create and update also take form-encoded and multipart bodies, not only JSON. */
+    /** Form-encoded and multipart bodies too, on create and update. */
     acceptsFormBodies: false,
-    /** How `config` is written in responses: the seed interface's string, or the JSON object the real
-     * service's serializer returns (`{}` when empty). */
+    /** The seed interface's string, or the object the real serializer returns (`{}` when empty). */
     configAs: "string",
     retryAfterHeader: true,
   },
@@ -54,7 +50,7 @@ export const PROFILES = {
   },
 } as const satisfies Record<ProfileName, Record<string, unknown>>;
 
-/** Either profile: each flag's type is the union of its values, so both must set every flag. */
+/** Each flag's type is the union of its values, so both profiles must set every flag. */
 export type ProfileBehaviour = (typeof PROFILES)[ProfileName];
 
 export type ApiKeySpec = ReturnType<typeof readKey>;
@@ -64,45 +60,37 @@ export type StoredRecord = ReturnType<typeof readRecord>;
 export type EmulatorData = ReturnType<typeof readData>;
 
 /**
- * Which plugin configs log errors after a change (see faults.ts): by name glob (`*` only), plugin
- * id, or a text in the description, each on the record as it is now; `ratio` (default 0.5) is the
- * share of ERROR entries among those stamped after the record's last create or update.
+ * Plugin configs that log errors after a change (see faults.ts), by name glob (`*` only), plugin id,
+ * or description text; `ratio` (default 0.5): the ERROR share after the record's last write.
  */
 export type LogErrorFault = ({ name: string } | { plugin: number } | { description: string }) & {
   ratio?: number;
 };
 
+// Rates are 0..1 fractions of requests (or writes).
 export interface FaultOptions {
-  /** Added to every response. */
   latencyMs?: number;
-  /** 0..1 fraction of requests answered 503 before any processing. */
+  /** Answered before any processing. */
   fail503Rate?: number;
-  /** 0..1 fraction of requests answered 429 before any processing. */
   fail429Rate?: number;
-  /** The wait in seconds that injected 429s announce; default 1. 0 lets fast tests retry at once. */
+  /** Default 1; 0 lets fast tests retry at once. */
   fail429WaitSeconds?: number;
-  /** 0..1 fraction of writes whose change is committed, then the connection is destroyed unanswered. */
+  /** Committed, then the connection is destroyed unanswered. */
   dropWriteRate?: number;
-  /** Seconds the injected 503s ask to wait in Retry-After (how a service sheds load); default none. */
+  /** Retry-After of the injected 503s (how a service sheds load); default none. */
   fail503RetryAfterSeconds?: number;
-  /**
-   * 0..1 fraction of writes held `lateWriteMs` after they arrive, then committed and answered: a
-   * request that waited in a load balancer's queue, which lands after its client stopped waiting.
-   */
+  /** Held `lateWriteMs`, then committed: a request that waited in a load balancer's queue. */
   lateWriteRate?: number;
-  /** How long a late write is held; default 45,000 ms (the CLI gives up on a request after 30 s). */
+  /** Default 45,000 ms (the CLI gives up on a request after 30 s). */
   lateWriteMs?: number;
-  /** 0..1 fraction of creates committed, then answered 500, as a Django service without transactions can. */
+  /** Creates committed, then answered 500, as a Django service without transactions can. */
   commitThen500Rate?: number;
-  /** 0..1 fraction of requests answered 502 or 504 (half each) with a proxy's HTML page, unserved. */
+  /** A proxy's HTML page, 502 or 504 (half each), unserved. */
   proxyErrorRate?: number;
-  /** Per-key sliding-window throttling. */
   rateLimit?: { perMinute?: number; perHour?: number };
   /** Pages hold at most this many records whatever `limit` asks, as a service that caps it does. */
   maxPageSize?: number;
-  /** Seeds the PRNG deciding faults. */
   seed?: number;
-  /** Configs whose synthesized log stream turns to errors after their last change. */
   logErrors?: LogErrorFault[];
 }
 
@@ -114,20 +102,16 @@ export interface EmulatorOptions {
   data?: EmulatorData;
   keys?: ApiKeySpec[];
   faults?: FaultOptions;
-  /** Synthesized log entries per minute of each enabled config (log-stream.ts), 0 to 60000; default 60. */
+  /** Synthesized log entries per minute of each enabled config, 0 to 60000; default 60. */
   logRate?: number;
   log?: (line: string) => void;
-  /**
-   * The service's clock, in ms since the epoch (default `Date.now`): what it stamps writes
-   * (`updated_at`) and log entries with. A test sets it ahead of or behind this machine's clock to
-   * play a service whose clock is skewed.
-   */
+  /** The service's clock: a test skews it to play a service whose clock is off. */
   now?: () => number;
 }
 
 export interface RequestLogEntry {
   method: string;
-  /** The request target as sent: path and query string. */
+  /** Path and query string as sent. */
   path: string;
   /** 0 when the connection was dropped without a response. */
   status: number;
@@ -143,10 +127,7 @@ export interface RunningEmulator {
   snapshot(): EmulatorData;
   requestLog: ReadonlyArray<RequestLogEntry>;
   resetRequestLog(): void;
-  /**
-   * Resolves once every request being served now has been answered and logged: a killed client's
-   * last request is still served (after any latency) and would otherwise land in the next count.
-   */
+  /** A killed client's last request is still served and would otherwise land in the next count. */
   idle(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,11 +1,5 @@
-// Reads a create or update body the way the real serializer (Django REST framework) does: fields in
-// declaration order, the first error wins, unknown fields are ignored. Types of a JSON body are
-// strict JSON types, so a client sending `"5"` for an integer finds out here rather than in
-// production. A form body's text is first converted as the serializer converts it (a missing
-// checkbox is false on create, "" means null or nothing, "yes" and "on" are true, "7.0" is 7), so
-// one check serves both; text no rule can convert stays text, and fails that check with the
-// serializer's message. Only a form body sets the plugin `config` and its attachments (PostHog's
-// posthog/api/plugin.py, mid-2024).
+// Reads a create or update body as the real serializer (DRF, posthog/api/plugin.py mid-2024) does:
+// fields in order, the first error wins; JSON types strict, form text converted as DRF converts it.
 
 import type { WritableField } from "../families.js";
 import { isObject } from "../plain-object.js";
@@ -15,12 +9,10 @@ import { FormBody, type FormValue, UploadedFile } from "./form-body.js";
 import { requiredField, serverError, validationError } from "./http-error.js";
 import type { ProfileBehaviour } from "./types.js";
 
-// The writable fields as the real serializer declares them: type, nullability, bounds, and which a
-// create requires.
 type FieldRule =
   /** A primary key of another table (`plugin`): any integer, checked against what exists. */
   | { kind: "related"; nullable: boolean }
-  /** A 32-bit integer column. */
+  /** 32 bits. */
   | { kind: "integer"; nullable: boolean }
   | { kind: "boolean"; nullable: boolean }
   | { kind: "string"; nullable: boolean; maxLength: number };
@@ -28,7 +20,7 @@ type FieldRule =
 export const INT_MIN = -2_147_483_648;
 export const INT_MAX = 2_147_483_647;
 
-/** In the serializer's declaration order, the order in which fields are checked. */
+/** In the serializer's declaration order: the order in which fields are checked. */
 const FIELD_RULES: Readonly<Record<WritableField, FieldRule>> = {
   plugin: { kind: "related", nullable: false },
   enabled: { kind: "boolean", nullable: false },
@@ -41,12 +33,12 @@ const FIELD_RULES: Readonly<Record<WritableField, FieldRule>> = {
 
 const FIELD_ORDER = Object.keys(FIELD_RULES) as WritableField[];
 
-/** The fields without a default: a create must send them. */
+/** Without a default: a create must send them. */
 const REQUIRED_FIELDS: readonly WritableField[] = ["plugin", "order"];
 
 interface FieldValue {
   value: unknown;
-  /** The value as sent, where a message quotes it (`Invalid pk "007"`). */
+  /** As sent, where a message quotes it (`Invalid pk "007"`). */
   sent: string;
 }
 
@@ -60,7 +52,7 @@ const MAX_INTEGER_TEXT = 1000;
 /** Python refuses to convert longer digit strings to int. */
 const MAX_INT_DIGITS = 4300;
 
-/** The value of a decimal digit of any script: Unicode encodes each script's 0-9 in a row. */
+/** Of any script: Unicode encodes each script's 0-9 in a row. */
 function digitValue(char: string): number {
   const code = char.codePointAt(0) ?? 0;
   let zero = code;
@@ -75,9 +67,8 @@ const PYTHON_INT_TEXT = new RegExp(
 );
 
 /**
- * Python's int() of a string: surrounding whitespace, a sign, decimal digits of any script with
- * single underscores between them. Beyond the safe integers, only the sign matters (no id or
- * 32-bit column is that large), so the result is clamped there.
+ * Python's int() of a string. Beyond the safe integers only the sign matters (no id or 32-bit
+ * column is that large), so the result is clamped there.
  */
 function parsePythonInt(text: string): number | undefined {
   const match = PYTHON_INT_TEXT.exec(text);
@@ -119,8 +110,8 @@ function readEmpty(field: WritableField, rule: FieldRule): FieldValue | undefine
 }
 
 /**
- * The value of `field`, or undefined when the serializer sees none. `partial` is an update: a field
- * not sent is left alone, where a create reads a missing boolean as false (an unticked checkbox).
+ * Undefined when the serializer sees none. A create reads a missing boolean as false (an unticked
+ * checkbox); an update (`partial`) leaves a field not sent alone.
  */
 function readFormField(form: FormBody, field: WritableField, partial: boolean): FieldValue | undefined {
   const rule = FIELD_RULES[field];
@@ -132,10 +123,9 @@ function readFormField(form: FormBody, field: WritableField, partial: boolean): 
   return { value: convertText(field, rule, sent), sent };
 }
 
-/** The writable fields a body sets, and the config (JSON text) a form body sets. */
+/** `config`: JSON text, from a form body only. */
 export type RecordChanges = PluginConfigInput & { config?: string };
 
-/** What a create or update body does: its changes, files to attach by config key, keys to detach. */
 export interface BodyChanges {
   changes: RecordChanges;
   attach: [string, UploadedFile][];
@@ -152,7 +142,6 @@ function jsonTypeName(value: unknown): string {
   return typeof value === "boolean" ? "bool" : "str";
 }
 
-/** Throws 400 unless the body is a JSON object. */
 export function requireObjectBody(body: unknown): Record<string, unknown> {
   if (isObject(body)) return body;
   const detail = `Invalid data. Expected a dictionary, but got ${jsonTypeName(body)}.`;
@@ -198,11 +187,9 @@ function fieldReader(rawBody: unknown, partial: boolean): (field: WritableField)
 }
 
 /**
- * The serializer never reads `config` from a JSON body. From a form body (the service's UI sends
- * multipart) `_fix_formdata_config_json` parses a `config` text field that is not empty, files left
- * out: text that is not JSON fails inside the service, a 500 after validation and before any write.
- * Files named `add_attachment[KEY]` are attached to KEY, and text fields `remove_attachment[KEY]`
- * detach it.
+ * `config` is read from a form body only (`_fix_formdata_config_json`): text that is not JSON fails
+ * inside the service, a 500 after validation and before any write. Files `add_attachment[KEY]`
+ * attach to KEY, text fields `remove_attachment[KEY]` detach it.
  */
 function withConfigChanges(body: unknown, changes: RecordChanges): BodyChanges {
   if (!(body instanceof FormBody)) return { changes, attach: [], detach: [] };
@@ -222,11 +209,7 @@ function withConfigChanges(body: unknown, changes: RecordChanges): BodyChanges {
   return { changes: { ...changes, config }, attach, detach };
 }
 
-/**
- * Validates the writable fields present in `rawBody`, a JSON value or (posthog-2024) a FormBody. A
- * create (`partial` false) must send the required fields; an update sends any. `pluginExists` turns
- * an unknown plugin id into the serializer's does_not_exist error.
- */
+/** `rawBody`: a JSON value or (posthog-2024) a FormBody. `partial`: an update. */
 export function readRecordChanges(
   rawBody: unknown,
   partial: boolean,
