@@ -1,6 +1,5 @@
-// The connections of a client: a keep-alive pool to its origin (the base URL's, a webhook's), or the
-// same pool through a proxy's CONNECT tunnel. Both keep the client's connection limit and time
-// bounds, and a failure to reach or pass the proxy is told apart from a failure of the server.
+// A client's keep-alive pool to its origin, direct or through a proxy's CONNECT tunnel; a failure
+// to reach or pass the proxy is told apart from a failure of the server.
 
 import type { buildConnector } from "undici";
 // By path (undici has no exports map; typed in undici-parts.d.ts): undici's index loads all of
@@ -12,14 +11,13 @@ import ProxyAgent from "undici/lib/dispatcher/proxy-agent.js";
 import { describeError } from "../errors.js";
 import type { ProxyRoute } from "./proxy.js";
 
-// What undici's index does as it loads: every dispatcher gets request(), connect() (which the
-// proxy's tunnel uses) and the rest.
+// What undici's index does as it loads: the proxy's tunnel needs connect().
 Object.assign(Dispatcher.prototype, undiciApi);
 
 export interface DispatcherOptions {
   origin: string;
   connections: number;
-  /** Bounds connecting, and with a proxy also its answer to CONNECT. */
+  /** With a proxy, also its answer to CONNECT. */
   connectTimeoutMs: number;
   proxy?: ProxyRoute | undefined;
 }
@@ -63,13 +61,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   });
 }
 
-/** The code of an error that kept the tunnel from opening; its cause is what went wrong. */
+/** The tunnel did not open, so the request never reached the service; its cause is what went wrong. */
 export const PROXY_TUNNEL_FAILURE = "PCSYNC_PROXY_TUNNEL";
 
-/**
- * The tunnel through the proxy could not be opened: the request never reached the service. Marked
- * with its code for transport.ts, which makes it a TransportFailure of kind `proxy`.
- */
 function tunnelFailure(cause: Error): Error {
   return Object.assign(new Error(describeError(cause), { cause }), { code: PROXY_TUNNEL_FAILURE });
 }
@@ -82,9 +76,8 @@ function markProxyLeg(error: Error): Error {
 }
 
 /**
- * TLS errors with the service come through the tunnel's connector too, once the proxy has opened
- * it: those stay as they are, so that they read as the service's. Anything else (the proxy
- * unreachable, its refusal of CONNECT, its TLS) is the proxy's.
+ * The service's TLS errors come through the tunnel's connector too: those stay the service's.
+ * Anything else (the proxy unreachable, its refusal of CONNECT, its TLS) is the proxy's.
  */
 function wrapTunnelFailure(error: Error): Error {
   const code = (error as { code?: unknown }).code;
@@ -94,7 +87,7 @@ function wrapTunnelFailure(error: Error): Error {
     : tunnelFailure(error);
 }
 
-/** Whether a system or undici error code is a TLS failure (a certificate, a protocol mismatch). */
+/** A certificate, a protocol mismatch. */
 export function isTlsFailure(code: string): boolean {
   return (
     code.startsWith("ERR_TLS") ||

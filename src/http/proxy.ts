@@ -1,11 +1,10 @@
-// Which proxy, if any, carries the requests to an origin (the base URL's, a webhook's, Prometheus's):
-// HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and their lower-case forms), read as curl and Go read them.
-// A client talks to one origin, so the choice is made once, when the client is made.
+// Which proxy, if any, carries the requests to an origin: HTTPS_PROXY, HTTP_PROXY and NO_PROXY read
+// as curl and Go read them, once per client (a client talks to one origin).
 
 import { BlockList, isIP } from "node:net";
 import { InputError } from "../input-error.js";
 
-/** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
+/** Lower case first, as curl. */
 const PROXY_VARIABLES = {
   "https:": ["https_proxy", "HTTPS_PROXY"],
   "http:": ["http_proxy", "HTTP_PROXY"],
@@ -14,26 +13,23 @@ const NO_PROXY_VARIABLES = ["no_proxy", "NO_PROXY"] as const;
 
 export type ProxyEnvironment = Readonly<Record<string, string | undefined>>;
 
-/** A proxy the client tunnels through. */
 export interface ProxyRoute {
-  /** The proxy's URL with any user name and password: for the dispatcher only, never shown. */
+  /** With any user name and password: for the dispatcher only, never shown. */
   readonly url: URL;
-  /** The proxy as messages show it: scheme, host and port, never its credentials. */
+  /** Scheme, host and port, never its credentials. */
   readonly display: string;
-  /** The variable it was read from, e.g. `HTTPS_PROXY`. */
+  /** e.g. `HTTPS_PROXY`. */
   readonly variable: string;
 }
 
-/** What resolveProxy decided, and why, for `--verbose`. */
+/** `note`: why, for `--verbose`. */
 export type ProxyDecision =
   | { readonly route: ProxyRoute; readonly note: string }
   | { readonly route: undefined; readonly note: string | undefined };
 
 /**
- * The proxy for requests to `origin` (the base URL's), or none: when no variable for its scheme is
- * set, when the host is this machine (a proxy cannot reach our loopback, and plain http there
- * never leaves the machine), or when NO_PROXY lists it. Throws InvalidProxyError for a variable
- * that is not a usable proxy URL; its value is never quoted (it may hold a password).
+ * None for this machine (a proxy cannot reach our loopback). A variable that is not a usable proxy
+ * URL is an error that never quotes it (it may hold a password).
  */
 export function resolveProxy(origin: string, env: ProxyEnvironment): ProxyDecision {
   const target = new URL(origin);
@@ -62,7 +58,7 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value.trim();
 }
 
-/** A proxy URL; without a scheme it is http:// (as curl and Go read `proxy.example.com:3128`). */
+/** Without a scheme it is http:// (as curl and Go read `proxy.example.com:3128`). */
 export function parseProxyUrl(value: string, variable: string): ProxyRoute {
   const invalid = (reason: string) => new InputError("invalid_proxy", { variable, reason });
   const text = value.trim();
@@ -86,10 +82,8 @@ function normaliseHost(hostname: string): string {
 }
 
 /**
- * The NO_PROXY entry that matches the host and port, if any. Entries are separated by commas or
- * white space: `*` (everything); a domain, which also covers its subdomains (`example.com`,
- * `.example.com` and `*.example.com` alike); an IP address or a CIDR range (for IP hosts); each
- * optionally with `:PORT`, which then must match too (`[::1]:8443` for IPv6).
+ * Entries: `*`; a domain, covering its subdomains (`example.com`, `.example.com` and `*.example.com`
+ * alike); an IP address or CIDR range; each optionally with `:PORT` (`[::1]:8443` for IPv6).
  */
 export function matchNoProxy(hostname: string, port: number, noProxy: string): string | undefined {
   const host = normaliseHost(hostname);

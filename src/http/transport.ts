@@ -1,8 +1,5 @@
-// Sends one HTTP request through undici and reads its body within the time and size bounds. Every
-// transport failure becomes a TransportFailure saying whether a retry can help and whether the
-// request may have reached the service (what decides if a POST can be sent again). A compressed
-// body is inflated as a stream and the memory bound counts inflated bytes, so a compression bomb
-// stops at the bound like any other oversized answer.
+// Sends one HTTP request and reads its body within the bounds. Every failure becomes a
+// TransportFailure saying whether a retry can help and whether the request may have been received.
 
 import { type IncomingHttpHeaders, STATUS_CODES } from "node:http";
 import { Transform, Writable } from "node:stream";
@@ -20,9 +17,9 @@ export interface AttemptRequest {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   maxResponseBytes: number;
-  /** Ends the attempt at once when it aborts (a webhook sender that closes). */
+  /** A webhook sender that closes. */
   signal?: AbortSignal | undefined;
-  /** Bounds the whole attempt, from connecting to the end of the body (a webhook's timeout). */
+  /** From connecting to the end of the body (a webhook's timeout). */
   deadlineMs?: number | undefined;
 }
 
@@ -32,7 +29,7 @@ export interface AttemptResponse {
   body: Buffer;
 }
 
-/** The first value of a response header (node gives some as arrays). */
+/** Node gives some as arrays. */
 export function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -49,15 +46,15 @@ export type TransportFailureKind =
 
 export class TransportFailure extends Error {
   declare readonly kind: TransportFailureKind;
-  /** The system or undici code, e.g. `ECONNRESET`; `timeout` or `too_large` for our own bounds. */
+  /** e.g. `ECONNRESET`; `timeout` or `too_large` for our own bounds. */
   declare readonly reason: string;
-  /** Whether the service may have received (and processed) the request. */
+  /** The service may have received (and processed) the request. */
   declare readonly sent: boolean;
   declare readonly retryable: boolean;
   declare readonly phase: "connect" | "headers" | "body";
-  /** The Content-Encoding of a body that failed while being inflated (too large or corrupt). */
+  /** Of a body that failed while being inflated. */
   declare readonly encoding?: string | undefined;
-  /** The status with which a proxy refused to open the tunnel (kind `proxy`). */
+  /** Kind `proxy`: the proxy's refusal to open the tunnel. */
   declare readonly proxyStatus?: number | undefined;
 
   constructor({ description, ...details }: FailureDetails & { description: string }) {
@@ -71,7 +68,7 @@ type FailureDetails = Pick<
   "kind" | "reason" | "sent" | "retryable" | "phase" | "encoding" | "proxyStatus"
 >;
 
-/** Our own time bound ran out: the request was sent, and may be repeated. */
+/** Our own bound: the request was sent, and may be repeated. */
 function timedOut(description: string, phase: "headers" | "body"): TransportFailure {
   return new TransportFailure({
     kind: "timeout",
@@ -94,12 +91,11 @@ const CONNECTION_LOST = new Set([
   "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
 ]);
 
-/** Sends the request once. Resolves with any HTTP status; rejects only with a TransportFailure. */
+/** Resolves with any HTTP status; rejects only with a TransportFailure. */
 export async function sendAttempt(dispatcher: Dispatcher, request: AttemptRequest): Promise<AttemptResponse> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   request.signal?.addEventListener("abort", abort, { once: true });
-  // Which of our own time bounds ended the attempt: the whole attempt's, or the body's.
   const passed = { deadline: false, body: false };
   const bound = (ms: number | undefined, which: keyof typeof passed) =>
     ms === undefined
@@ -193,7 +189,7 @@ type Coding = keyof typeof DECODERS;
 // More layers than this is not a service's answer; each layer only multiplies the inflation.
 const MAX_CODINGS = 2;
 
-/** The codings of a Content-Encoding header, in the order they were applied; identity left out. */
+/** In the order they were applied; identity left out. */
 function contentCodings(header: string | string[] | undefined): string[] {
   const value = Array.isArray(header) ? header.join(",") : (header ?? "");
   return value
@@ -203,8 +199,8 @@ function contentCodings(header: string | string[] | undefined): string[] {
 }
 
 /**
- * Reads the body, inflated through one decoder per coding (last applied, first undone), counting
- * the bytes kept against the memory bound: reading stops as soon as it is passed.
+ * The memory bound counts inflated bytes, so a compression bomb stops at it like any other
+ * oversized answer.
  */
 async function readBody(
   response: Dispatcher.ResponseData,
@@ -259,10 +255,7 @@ async function readBody(
   return Buffer.concat(chunks);
 }
 
-/**
- * A body sent without a coding (most are): its chunks, counted against the memory bound as they come,
- * without the streams a coded body is inflated through. Leaving the loop early destroys the body.
- */
+/** Most bodies: without the streams of a coded one. Leaving the loop early destroys the body. */
 async function readPlainBody(body: AsyncIterable<Buffer>, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let received = 0;
@@ -310,10 +303,7 @@ function classifyFailure(
 
 const PROXY_REFUSAL = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;
 
-/**
- * The tunnel through the proxy did not open: nothing reached the service, so even a POST may be
- * sent again where a retry can help (the proxy unreachable or slow, its upstream failing).
- */
+/** Nothing reached the service: even a POST may be sent again where a retry can help. */
 function classifyProxyFailure(error: unknown, request: AttemptRequest): TransportFailure {
   const cause = error instanceof Error ? error.cause : undefined;
   const code = errorCode(cause);
@@ -359,7 +349,7 @@ function describe(error: unknown, code: string): string {
 // `80FC...:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/...:350:\n`.
 const OPENSSL_MESSAGE = /error:[0-9A-F]+:[^:]*routines:[^:]*:([^:]+):/;
 
-/** A message as one line: OpenSSL's reduced to its reason, anything else to its first line. */
+/** OpenSSL's reduced to its reason, anything else to its first line. */
 function oneLine(message: string): string {
   const openssl = OPENSSL_MESSAGE.exec(message);
   if (openssl?.[1] !== undefined) return openssl[1].trim();

@@ -16,7 +16,7 @@ declare module "undici/lib/dispatcher/proxy-agent.js" {
   export = ProxyAgent;
 }
 
-/** request, stream, pipeline, upgrade and connect: the methods undici's index gives every dispatcher. */
+/** The methods undici's index gives every dispatcher. */
 declare module "undici/lib/api/index.js" {
   const api: Record<string, unknown>;
   export = api;

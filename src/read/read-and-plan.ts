@@ -1,6 +1,5 @@
-// Reads the current state and plans it, project by project: a project is planned (pure, see
-// plan/compute-plan.ts) as soon as its lists are in, so planning overlaps the reads still in flight;
-// computePlan, the one planning entry point, then joins the parts into the plan.
+// Reads the current state and plans it: a project is planned as soon as its lists are in, so
+// planning overlaps the reads still in flight; computePlan then joins the parts.
 
 import {
   type ApiClient,
@@ -30,7 +29,7 @@ import type { CurrentFamily, CurrentState, Plan, PlanRollout } from "../plan/typ
 import { RefusedError } from "../refused-error.js";
 import { listsToPlan, readFamily } from "./read-current-state.js";
 
-/** How far the read has come: lists read, and projects whose every list is read (and planned). */
+/** `projectsDone`: every list read and planned. */
 export interface ReadProgressCounts {
   listsDone: number;
   lists: number;
@@ -42,32 +41,27 @@ export interface ReadAndPlanOptions {
   concurrency: number;
   plan?: PlanOptions;
   /**
-   * A config that matches another owner's record refuses its family only (watch): the plan is made
-   * (the refused family's drift still shows in it), and `refused` names the families that must not
-   * be written. Otherwise the whole plan is refused.
+   * watch: an owner conflict refuses its family only, named in `refused` (its drift still shows);
+   * otherwise the whole plan is refused.
    */
   refuseFamilyOnly?: boolean;
   onProgress?: (counts: ReadProgressCounts) => void;
   /**
-   * Each project's part of the plan as soon as it is planned, while other projects are still read
-   * (watch shows its drift at once), with the project's desired families. Read only: the part goes
-   * on into the plan unchanged. A part with errors is given too; the plan will not be made then.
+   * Each project's part as soon as it is planned (watch shows its drift at once); read only. A part
+   * with errors is given too; the plan will not be made then.
    */
   onProjectPlanned?: ((part: Readonly<ProjectPlan>, desired: readonly DesiredFamily[]) => void) | undefined;
-  /**
-   * Lists this run read earlier, used as they are instead of read again (a rollout's re-read of a
-   * wave: the lists of the families it did not change, which only tell which records are theirs).
-   */
+  /** Lists this run read earlier, not read again (a rollout's re-read: families it did not change). */
   known?: CurrentState | undefined;
 }
 
 export interface ReadAndPlanResult extends PlanResult {
   current: CurrentState;
-  /** Time spent in the (synchronous, pure) planning itself, in milliseconds. */
+  /** In the (synchronous, pure) planning itself. */
   planningMs: number;
 }
 
-/** The error for a plan that cannot be made: a refusal when every problem is an owner conflict. */
+/** A refusal when every problem is an owner conflict. */
 function planErrorOf(errors: readonly PlanDiagnostic[]): PcsyncError {
   const problems = errors.map((error) => `${error.source}: ${error.message}`);
   return errors.length > 0 && errors.every((error) => error.refused === true)
@@ -75,10 +69,7 @@ function planErrorOf(errors: readonly PlanDiagnostic[]): PcsyncError {
     : new InputError("plan_invalid", { problems });
 }
 
-/**
- * The plan of `desired` against the server, and the state it was made from; a InputError when the
- * manifest and the server's state contradict each other.
- */
+/** An InputError when the manifest and the server's state contradict each other. */
 export async function readAndPlan(
   client: ApiClient,
   desired: DesiredState,
@@ -92,7 +83,7 @@ export async function readAndPlan(
   return { plan: planned, current, refused };
 }
 
-/** The waves of the plan's projects; a InputError when a project the plan writes is in no wave. */
+/** An InputError when a project the plan writes is in no wave. */
 function planRolloutWaves(spec: RolloutSpec, plan: Plan): PlanRollout {
   const { rollout, unassigned } = assignWaves(spec, projectsWritten(plan));
   if (unassigned.length === 0) return rollout;
@@ -108,9 +99,8 @@ function planRolloutWaves(spec: RolloutSpec, plan: Plan): PlanRollout {
 const CURRENT_PROJECT = "@current";
 
 /**
- * `@current` is the key's first project: if the manifest also names that project by its id, the
- * two blocks would plan the same records twice (and one's prune could delete the other's
- * configs). One extra request, made only when a manifest mixes `@current` with other projects.
+ * A manifest naming `@current` also by its id would plan the same records twice (one's prune could
+ * delete the other's configs). One extra request, only when `@current` is mixed with others.
  */
 async function refuseCurrentAlias(client: ApiClient, desired: DesiredState): Promise<void> {
   const alias = desired.families.find((family) => family.project === CURRENT_PROJECT);
@@ -127,7 +117,7 @@ async function refuseCurrentAlias(client: ApiClient, desired: DesiredState): Pro
   });
 }
 
-/** Reads and plans each project as its lists arrive; the plan's errors are returned, not thrown. */
+/** The plan's errors are returned, not thrown. */
 export async function readAndPlanProjects(
   client: ApiClient,
   desired: DesiredState,
@@ -144,7 +134,6 @@ export async function readAndPlanProjects(
     return known === undefined;
   });
   const planOptions: PlanOptions = { owner: desired.owner?.name, ...options.plan };
-  // Each project is planned from its own desired families: grouped once, not scanned per project.
   const desiredByProject = groupBy(desired.families, (family) => family.project);
   const outstanding = new Map<string, number>();
   for (const ref of refs) outstanding.set(ref.project, (outstanding.get(ref.project) ?? 0) + 1);
@@ -183,7 +172,6 @@ export async function readAndPlanProjects(
   });
 
   const started = performance.now();
-  // Every project is planned already: the one entry point joins them into the plan.
   const current: CurrentState = { families: [...given, ...read] };
   const result = computePlan(
     desired,
@@ -195,11 +183,7 @@ export async function readAndPlanProjects(
   return { ...result, current, planningMs };
 }
 
-// A project's list answered 404: in the user's terms, pointing at the manifest. Either the project
-// does not exist or the key cannot see it, or (when nothing has answered yet) the base URL's path
-// is not where the service's API is; one request to the project list tells the two apart.
-
-/** Whether `error` is the 404 of a family's list (not of a record read on the way). */
+/** Not the 404 of a record read on the way. */
 export function isMissingList(error: unknown, ref: FamilyRef): error is ServiceError<"api_error"> {
   return (
     isApiError(error, 404) &&
@@ -209,9 +193,8 @@ export function isMissingList(error: unknown, ref: FamilyRef): error is ServiceE
 }
 
 /**
- * The error to report for the 404 of `ref`'s list: the project named at `source` is unknown to the
- * server or not visible to the key; or, if the project list answers 404 too before anything else
- * answered, the base URL is wrong.
+ * A project's list answered 404: the project is unknown or invisible to the key, or (the project
+ * list answers 404 too, before anything else answered) the base URL's path is wrong.
  */
 export async function explainMissingProject(
   client: ApiClient,

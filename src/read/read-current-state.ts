@@ -1,6 +1,5 @@
-// The one way to read a family (readFamily), and the current state: the lists of the families
-// asked for, concurrently (bounded), with the plugin info some comparisons need. `listsToPlan`
-// names the lists a plan of a desired state needs.
+// The one way to read a family (readFamily), and the current state: the lists asked for, with the
+// plugin info some comparisons need.
 
 import { type ApiClient, getConfig, isApiError, listAllConfigs } from "../api/index.js";
 import { type FamilyRef, familyKey } from "../families.js";
@@ -12,23 +11,19 @@ import { managedFields } from "../plan/compare-fields.js";
 import type { CurrentFamily, CurrentState } from "../plan/types.js";
 import type { PluginConfigRecord } from "../wire-types.js";
 
-/** A list to read, and the plugins whose info to add (those named, or every plugin listed: export). */
+/** `pluginInfoFor`: the plugins whose info to add (`all`: export). */
 export interface FamilyReadRequest extends FamilyRef {
   pluginInfoFor?: readonly number[] | "all";
 }
 
 /**
- * Lists the family; then, for each plugin of `ref.pluginInfoFor` whose listed records have
- * plugin_info null, retrieves one of them (a single record carries it) and gives its plugin_info to
- * every listed record of that plugin. One request per such plugin, none where lists carry it.
- * posthog-2024 sends plugin_info null in lists, while showing the plugin's own description where a
- * record's is null or "": from the list alone, a config meant to have no description (plan) or
- * that has none (export) cannot be told from one with the plugin's text.
+ * posthog-2024 lists send plugin_info null while showing the plugin's description for a record's
+ * empty one: a config without a description cannot be told from one with the plugin's text. So one
+ * record of each plugin asked for is retrieved, and its plugin_info given to the plugin's records.
  */
 export async function readFamily(client: ApiClient, ref: FamilyReadRequest): Promise<PluginConfigRecord[]> {
   const records = await listAllConfigs(client, ref.project, ref.family);
   const wanted = ref.pluginInfoFor === "all" ? undefined : new Set(ref.pluginInfoFor ?? []);
-  // Only where the list sent plugin_info as null, as posthog-2024's lists do.
   const lacking = groupBy(
     records.filter((record) => wanted?.has(record.plugin) !== false && record.plugin_info === null),
     (record) => record.plugin,
@@ -53,11 +48,8 @@ async function retrievePluginInfo(client: ApiClient, ref: FamilyRef, id: number)
 }
 
 /**
- * The lists a plan of `desired` must read: a family must tell its own records from those of the
- * families its list also shows (see family-lists.ts), to prune only its own and to warn only of
- * order ties with its own unmanaged records. Desired families come sorted by
- * project, so a project's lists stay side by side: it can be planned as soon as they are read.
- * Each list names the plugins whose configs the manifest wants without a description.
+ * A family must tell its own records from those of the families its list also shows (see
+ * family-lists.ts). A project's lists stay side by side, so it can be planned once they are read.
  */
 export function listsToPlan(desired: DesiredState): FamilyReadRequest[] {
   const emptied = new Map<string, number[]>();
