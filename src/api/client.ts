@@ -141,9 +141,7 @@ export class ApiClient {
   readonly #onAttempt: ((method: HttpMethod, status: number | "error") => void) | undefined;
   readonly #retry: RetryContext;
   #closed = false;
-  /** Set inside `ahead()`: the requests made there go ahead of the client's own pacing. */
   readonly #ahead = new AsyncLocalStorage<boolean>();
-  /** Set inside `beforeFirstWrite()`. */
   readonly #firstWrite = new AsyncLocalStorage<{ hook: (() => Promise<void>) | undefined }>();
 
   constructor(options: ApiClientOptions) {
@@ -210,7 +208,6 @@ export class ApiClient {
     return buildUrl(this.base, path, query);
   }
 
-  /** Whether the key may be sent to this URL. */
   isUnderBase(url: URL): boolean {
     return isUnderBase(this.base, url);
   }
