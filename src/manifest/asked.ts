@@ -1,13 +1,11 @@
-// What a manifest asks, without where it says it: each family's configs and settings, the owner,
-// the server and the rollout, as data. Moving a block, adding a comment, splitting a file or naming
-// it another way (`-f ./pcsync.yaml`) changes none of it. Heal's memory of a family in sync and a
-// rollout's identity (which journal a run resumes, which halt it honours) are both this.
+// What a manifest asks, without where it says it (moving a block or splitting a file changes none of
+// it): heal's memory of a family in sync, and a rollout's identity (which journal it resumes).
 
 import { createHash } from "node:crypto";
 import type { DesiredFamily, DesiredState, RolloutSpec } from "./types.js";
 
-/** What the manifest asks of one family, for an owner (its mark goes on every record written). */
-export function familyAsks(family: DesiredFamily, owner: string | undefined): unknown {
+/** For an owner: its mark goes on every record written. */
+function familyAsks(family: DesiredFamily, owner: string | undefined): unknown {
   return {
     owner: owner ?? null,
     prune: family.prune,
@@ -18,19 +16,17 @@ export function familyAsks(family: DesiredFamily, owner: string | undefined): un
   };
 }
 
-/** `familyAsks` as a digest. */
 export function familyFingerprint(family: DesiredFamily, owner: string | undefined): string {
   return sha256(JSON.stringify(familyAsks(family, owner)));
 }
 
-/** The rollout block as asked: its waves and rules, without their places. */
 function rolloutAsks(rollout: RolloutSpec | undefined): unknown {
   if (rollout === undefined) return null;
   const { source: _source, waves, ...rules } = rollout;
   return { ...rules, waves: waves.map(({ source: _place, ...wave }) => wave) };
 }
 
-/** A digest of what the whole manifest asks, with `salt` (the server it is applied to) first. */
+/** `salt`: the server it is applied to. */
 export function manifestFingerprint(salt: string, desired: DesiredState): string {
   const owner = desired.owner?.name;
   return sha256(
@@ -43,10 +39,7 @@ export function manifestFingerprint(salt: string, desired: DesiredState): string
   );
 }
 
-/**
- * What the manifest asks of one config of a family, but its place (order): the change a rollout
- * judged there. Undefined when the family has no config of that name.
- */
+/** One config but its place (order): the change a rollout judged there. */
 export function configFingerprint(
   desired: DesiredState,
   where: { project: string; family: string; name: string },

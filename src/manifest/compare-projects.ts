@@ -5,7 +5,7 @@ export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Decimal project ids numerically (so 2 before 10), then the others (`@current`) as text. */
+/** Decimal ids numerically (2 before 10), then the others (`@current`) as text. */
 export function compareProjects(a: string, b: string): number {
   const aNumeric = /^\d+$/.test(a);
   const bNumeric = /^\d+$/.test(b);

@@ -12,7 +12,7 @@ export interface ManifestDiagnostic {
   severity: "error" | "warning";
 }
 
-/** `file:line` of a place in the manifest, as plans and messages that name a second place write it. */
+/** As plans and messages that name a second place write it. */
 export function formatSource(source: { file: string; line: number }): string {
   return `${source.file}:${source.line}`;
 }
@@ -22,13 +22,12 @@ export interface Position {
   col: number;
 }
 
-/** A problem at a position of the file being read; it becomes a diagnostic once the file is named. */
+/** A problem in the file being read; it becomes a diagnostic once the file is named. */
 export interface YamlProblem {
   position: Position;
   message: string;
 }
 
-/** The position used for problems of a whole file. */
 export const WHOLE_FILE: Position = { line: 0, col: 0 };
 
 export function makeError(file: string, position: Position, message: string): ManifestDiagnostic {
@@ -39,7 +38,6 @@ export function makeWarning(file: string, position: Position, message: string): 
   return { file, line: position.line, col: position.col, message, severity: "warning" };
 }
 
-/** `file:line:col: message`, or `file: message` for a whole-file problem; warnings say so. */
 export function formatDiagnostic(diagnostic: ManifestDiagnostic): string {
   const where =
     diagnostic.line > 0 ? `${diagnostic.file}:${diagnostic.line}:${diagnostic.col}` : diagnostic.file;
@@ -48,14 +46,13 @@ export function formatDiagnostic(diagnostic: ManifestDiagnostic): string {
   return `${where}: ${label}${oneLine(diagnostic.message)}`;
 }
 
-/** A GitHub Actions workflow command that annotates the file in the pull request. */
 export function formatGithubAnnotation(diagnostic: ManifestDiagnostic): string {
   const properties = [`file=${escapeProperty(diagnostic.file)}`];
   if (diagnostic.line > 0) properties.push(`line=${diagnostic.line}`, `col=${diagnostic.col}`);
   return `::${diagnostic.severity} ${properties.join(",")}::${escapeData(diagnostic.message)}`;
 }
 
-/** Orders diagnostics by file (in the order given), then position; stable otherwise. */
+/** By file (in `fileOrder`), then position; stable otherwise. */
 export function sortDiagnostics(
   diagnostics: readonly ManifestDiagnostic[],
   fileOrder: readonly string[],

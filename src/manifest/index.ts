@@ -1,13 +1,9 @@
-// Loads manifest files into the desired state: read, parse with positions, interpolate the
-// variables handed to pcsync, validate against the schema, check semantics, merge. Problems come
-// back as diagnostics, never thrown. The one way in from the rest of src/ (test/lint holds it so).
+// Loads manifest files into the desired state (read, parse, interpolate, validate, merge); problems
+// come back as diagnostics, never thrown. The one way in from the rest of src/ (test/lint holds it so).
 
 import { appendAll } from "../append-all.js";
 import { SecretRegistry } from "../redact.js";
 import {
-  formatDiagnostic,
-  formatGithubAnnotation,
-  formatSource,
   type ManifestDiagnostic,
   makeError,
   makeWarning,
@@ -31,11 +27,15 @@ import {
 } from "./variables.js";
 
 export { configFingerprint, familyFingerprint, manifestFingerprint } from "./asked.js";
-export type { ManifestDiagnostic } from "./diagnostics.js";
+export {
+  formatDiagnostic,
+  formatGithubAnnotation,
+  formatSource,
+  type ManifestDiagnostic,
+} from "./diagnostics.js";
 export { resolveProjectSets } from "./expand.js";
 export type { LoadedManifest } from "./expand-types.js";
 export { resolveTextWith } from "./interpolate.js";
-/** The manifest document as the schema describes it (types generated from schemas/manifest.schema.json). */
 export type { Manifest as ManifestDocument } from "./manifest-schema-types.js";
 export { DEFAULT_MANIFEST_PATH, readManifestSources, readVarFiles } from "./read-files.js";
 export type * from "./types.js";
@@ -46,14 +46,13 @@ export {
   type VariableAssignment,
   variablesFromEnvironment,
 } from "./variables.js";
-export { formatDiagnostic, formatGithubAnnotation, formatSource };
 
 export interface LoadResult {
-  /** The merged desired state; undefined when there is any error. */
+  /** Undefined when there is any error. */
   value: LoadedManifest | undefined;
   errors: ManifestDiagnostic[];
   warnings: ManifestDiagnostic[];
-  /** The files read, as named in diagnostics, in the order read. */
+  /** As named in diagnostics, in the order read. */
   files: string[];
 }
 
@@ -69,10 +68,10 @@ export interface LoadOptions {
   secrets?: readonly string[];
 }
 
-/** Most errors reported per file: past that, hostile or mangled input only adds noise. */
-export const MAX_ERRORS_PER_FILE = 100;
+/** Past this many errors per file, hostile or mangled input only adds noise. */
+const MAX_ERRORS_PER_FILE = 100;
 
-/** Reads the manifests at `paths` (files or directories; none means `pcsync.yaml`). */
+/** `paths`: files or directories; none means `pcsync.yaml`. */
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
   const vars = await readAndResolveVariables(options);
   const read = await readManifestSources(paths, options.cwd);
@@ -91,10 +90,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   };
 }
 
-/**
- * The variables alone, for a command that reads manifest text without loading it (export -o);
- * var-file problems come back as diagnostics.
- */
+/** The variables alone, for a command that reads manifest text without loading it (export -o). */
 export async function loadVariables(options: LoadOptions): Promise<ResolvedVariables> {
   const { variables, errors, warnings, order } = await readAndResolveVariables(options);
   return {
@@ -104,7 +100,6 @@ export async function loadVariables(options: LoadOptions): Promise<ResolvedVaria
   };
 }
 
-/** The variables, with the var files' problems first, and the var files in the order read. */
 async function readAndResolveVariables(options: LoadOptions) {
   const varFiles = await readVarFiles(options.varFiles ?? [], options.cwd);
   const resolved = resolveVariables({
@@ -120,10 +115,7 @@ async function readAndResolveVariables(options: LoadOptions) {
   };
 }
 
-/**
- * The pure part of loadManifests: manifest texts in, desired state or diagnostics out. Without
- * `variables`, any `${NAME}` without a default is an error.
- */
+/** The pure part of loadManifests. Without `variables`, any `${NAME}` without a default is an error. */
 export function loadManifestSources(
   sources: readonly ManifestSource[],
   variables: ManifestVariables = NO_VARIABLES,
@@ -150,9 +142,8 @@ export function loadManifestSources(
 }
 
 /**
- * Sorts by file (in `order`) and position, and redacts the secrets of `variables`. The API key is
- * refused where the loader finds it, and those messages never quote it; this is the last guard, for
- * a message that quotes manifest text the loader had no reason to suspect.
+ * Sorts by file (in `order`) and position, and redacts the secrets: the last guard, for a message
+ * quoting manifest text the loader had no reason to suspect (the key itself is refused where found).
  */
 function sortAndRedact(
   unsorted: readonly ManifestDiagnostic[],
@@ -176,7 +167,6 @@ function loadOneManifest(
   const diagnose = (make: typeof makeError, problems: readonly YamlProblem[]) =>
     problems.map((problem) => make(file, problem.position, problem.message));
 
-  // Read and interpolated into the plain value ajv checks, without a parse tree.
   const parsed = parseYaml(source.text, () => new PlainBuilder(source.text, variables));
   const warnings = diagnose(makeWarning, parsed.warnings);
   if (parsed.fatal)

@@ -1,7 +1,5 @@
-// Reads one YAML text (a manifest or a var file) into a BlockBuilder, which is told where every key
-// and value is, so later stages can point at the offending spot: plain block YAML with the fast
-// reader, anything else with the yaml library. Refuses what a manifest never needs and an attacker
-// would use: alias bombs, self-referencing aliases, deep nesting, duplicate keys.
+// Reads one YAML text (a manifest or a var file) into a BlockBuilder, told where every key and value
+// is: plain block YAML with the fast reader, anything else with the yaml library.
 
 import { plural } from "../plural.js";
 import type { Alias, Node, Scalar } from "../vendor/yaml.js";
@@ -12,25 +10,18 @@ import { yamlLibrary } from "./yaml-library.js";
 export interface ParsedYaml {
   errors: YamlProblem[];
   warnings: YamlProblem[];
-  /**
-   * Whether the tree is unusable (a syntax error, an alias bomb, too deep): later stages would only
-   * report the damage. Other errors (a duplicate key, say) leave a tree worth checking further.
-   */
+  /** Unusable (a syntax error, an alias bomb, too deep); a duplicate key, say, leaves a tree worth checking. */
   fatal: boolean;
-  /** Maps a character offset of the text to its line and column. */
   positionAt: (offset: number) => Position;
 }
 
-/** Deepest nesting of maps and lists (a manifest needs 6). */
+// A manifest needs 6. Deep nesting and alias bombs are refused: a manifest never needs them, an
+// attacker would.
 const MAX_DEPTH = 32;
 
-/**
- * Nodes that aliases may expand to in all, or one per character of the text if that is more: a
- * large manifest may alias a value in each of its configs, an alias bomb needs millions.
- */
+/** Or one per character of the text if more: a large manifest may alias a value in each config. */
 const MAX_ALIAS_EXPANSION = 10_000;
 
-/** Most parser errors (and warnings) converted; the loader reports fewer still. */
 const MAX_PROBLEMS = 200;
 
 // yaml's error codes, reworded to say what to do.
@@ -49,10 +40,7 @@ const PARSER_HINTS: Partial<Record<string, string>> = {
   DUPLICATE_KEY: "remove one of the duplicate keys",
 };
 
-/**
- * Reads `text` into a builder made by `makeBuilder`: plain block YAML quickly, anything else with
- * the yaml library (into a second builder: what the fast reader's made is dropped).
- */
+/** What the fast reader gave up on is read again into a fresh builder. */
 export function parseYaml<Built extends BlockBuilder<unknown, unknown>>(
   text: string,
   makeBuilder: () => Built,
@@ -64,7 +52,7 @@ export function parseYaml<Built extends BlockBuilder<unknown, unknown>>(
   return { built, ...parseYamlInFull(text, built) };
 }
 
-/** The yaml library's parse, told to `builder`; the reference that readBlockYaml must agree with. */
+/** The reference that readBlockYaml must agree with. */
 export function parseYamlInFull<Container, Slot>(
   text: string,
   builder: BlockBuilder<Container, Slot>,
@@ -97,7 +85,7 @@ export function parseYamlInFull<Container, Slot>(
 
   const converter = new TreeConverter(document, text, positionAt, errors, builder);
   const contents = document.contents;
-  // An empty document (or only comments) is nothing to build.
+  // Only comments: nothing to build.
   const isEmpty =
     contents === null ||
     (yamlLibrary().isScalar(contents) &&
@@ -111,12 +99,9 @@ export function parseYamlInFull<Container, Slot>(
 const MAX_TAB_LINES = 5;
 
 /**
- * The parser's errors as a person should read them. One mistake makes the parser trip again and
- * again after it (a tab in an indentation: a dozen errors down the file), so:
- * - errors at one place are one error (the first);
- * - when lines are indented with a tab, each such line (there is one error per line, however many
- *   tabs it holds) is the error, and the parser's errors from the first such line on are dropped:
- *   they are its echoes, and come back if they were not once the tabs are gone.
+ * One mistake makes the parser trip again and again after it, so: errors at one place are one error;
+ * each line indented with a tab is one error, and the parser's errors from the first such line on
+ * (its echoes) are dropped: any that were not come back once the tabs are gone.
  */
 function withoutCascades(
   parserErrors: readonly { code: string; message: string; pos: readonly [number, number] }[],
@@ -157,7 +142,7 @@ function withoutCascades(
   return problems;
 }
 
-/** Each line whose indentation holds a tab (not blank, not only a comment), at its first tab. */
+/** Not blank, not only a comment; at the first tab. */
 function linesIndentedWithTabs(text: string): Position[] {
   const found: Position[] = [];
   for (const [index, line] of text.split(/\r\n|\r|\n/).entries()) {
@@ -180,7 +165,7 @@ function describeParserError(code: string, message: string): string {
 
 type ParsedDocument = ReturnType<ReturnType<typeof yamlLibrary>["parseDocument"]>;
 
-/** Builds nothing: a value the converter must read for its errors, but that has no place (a duplicate key's). */
+/** For a value read only for its errors (a duplicate key's). */
 const DROP: BlockBuilder<null, null> = {
   container: () => null,
   scalar: () => undefined,
@@ -191,13 +176,12 @@ const DROP: BlockBuilder<null, null> = {
 
 /** Walks yaml's document, telling the builder what the fast reader would tell it of the same text. */
 class TreeConverter<Container, Slot> {
-  /** Set when a limit cut the tree short. */
   truncated = false;
   private aliasExpansion = 0;
   /** Each alias's anchored node, found in one pass: resolving each alias alone is quadratic. */
   private aliasTargets: Map<Alias, Node | undefined> | undefined;
   private readonly limitsReported = new Set<string>();
-  /** Nodes being converted, to refuse an alias to one of its own ancestors. */
+  /** To refuse an alias to one of its own ancestors. */
   private readonly ancestors = new Set<Node>();
   private readonly yaml = yamlLibrary();
 
@@ -227,7 +211,7 @@ class TreeConverter<Container, Slot> {
     else this.emptyScalar(start, slot);
   }
 
-  /** The node to read for `node` (an alias's target), or undefined when a limit or a bad alias refuses it (reported). */
+  /** The node to read (an alias's target), or undefined when refused (reported). */
   private admit(node: unknown, depth: number, viaAlias: boolean, start: number): unknown {
     const position = this.positionAt(start);
     const aliasBudget = Math.max(MAX_ALIAS_EXPANSION, this.text.length);
@@ -253,7 +237,7 @@ class TreeConverter<Container, Slot> {
     return undefined;
   }
 
-  /** A limit cut the tree short: said once per message, however often it is met. */
+  /** Said once per message, however often met. */
   private truncate(position: Position, message: string): undefined {
     this.truncated = true;
     if (!this.limitsReported.has(message)) {
@@ -345,7 +329,7 @@ class TreeConverter<Container, Slot> {
   }
 }
 
-/** Where a node of yaml's tree starts in the text (0 for none, such as a missing key). */
+/** 0 for none, such as a missing key. */
 function rangeStart(node: unknown): number {
   return (node as Node | null | undefined)?.range?.[0] ?? 0;
 }

@@ -1,36 +1,29 @@
-// A fast reader for the plain block YAML that manifests are written in (indented maps and lists of
-// one-line scalars), telling a BlockBuilder what it reads just as load-yaml.ts's full parse does. It
-// gives up (undefined) on anything else, and load-yaml.ts then parses with the yaml library: the
-// result never depends on which of the two read the file, only the time and memory do (a
-// 20,000-config file in a fifth). No parse tree is built: the builder makes what it needs.
+// A fast reader for plain block YAML (indented maps and lists of one-line scalars): it tells a
+// BlockBuilder what load-yaml.ts's full parse would, or gives up. Only time and memory differ.
 
 import type { Position } from "./diagnostics.js";
 
 export type ScalarValue = string | number | boolean | null;
 
-/** Gave up: the text uses YAML this reader does not handle, or has a problem the full parse reports. */
+/** The text uses YAML this reader does not handle, or has a problem the full parse reports. */
 const GIVE_UP = Symbol("give up");
 
 /**
- * What the reader makes of what it reads, in document order: a map or list comes before what it
- * holds, and ends after it. A slot says where a node goes (null: it is the document).
+ * Told in document order: a map or list comes before what it holds, and ends after it. A slot says
+ * where a node goes (null: it is the document).
  */
 export interface BlockBuilder<Container, Slot> {
-  /** A map or a list starting at `offset` (its first key or `-`, or its `[`), put in `slot`. */
+  /** `offset`: the first key or `-`, or the `[`. */
   container(kind: "map" | "seq", offset: number, slot: Slot | null): Container;
-  /** A scalar written from `offset` to `end` (past its closing quote), put in `slot` (null: the document). */
+  /** `end`: past the closing quote. */
   scalar(value: ScalarValue, offset: number, end: number, slot: Slot | null): void;
-  /** Where the value of `key`, just read in `map`, goes. */
   entrySlot(map: Container, key: string, keyOffset: number, keyEnd: number): Slot;
-  /** Where the next item of `seq` goes. */
   itemSlot(seq: Container): Slot;
-  /** Nothing more goes into `container`. */
   end(container: Container): void;
 }
 
 /** A value slot waiting for the next lines: after `key:` or `-` with nothing behind it. */
 interface Pending<Slot> {
-  /** The indentation of the map or list the slot belongs to. */
   indent: number;
   /** `key:` may be followed by a list at its own indentation. */
   isMapValue: boolean;
@@ -57,17 +50,14 @@ const BOOL_TEXT = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
 const INT_TEXT = /^[-+]?[0-9]+$/;
 /** Longer keys are an error to the full parse (and never a manifest's). */
 const MAX_KEY_LENGTH = 1000;
-/**
- * Keys up to this long are kept once per text, however often written (`name:` in every config);
- * the table stops growing at MAX_SHARED_KEYS, so a text of a million different keys costs no more.
- */
+// Short keys are kept once per text, however often written (`name:` in every config); capped, so a
+// text of a million different keys costs no more.
 const MAX_SHARED_KEY_LENGTH = 40;
 const MAX_SHARED_KEYS = 4096;
 
 /**
- * Reads `text` into `builder` if it is plain block YAML without problems; undefined means "parse
- * it in full" (and whatever the builder made is to be dropped). `maxDepth` as load-yaml.ts sets it:
- * deeper text is left to the full parse, which reports it. A builder may give up too.
+ * Undefined means "parse it in full" (and drop what the builder made). Text deeper than `maxDepth`
+ * is left to the full parse, which reports it.
  */
 export function readBlockYaml<Container, Slot>(
   text: string,
@@ -84,8 +74,7 @@ export function readBlockYaml<Container, Slot>(
   }
 }
 
-/** Stops the read: the text is left to the full parse. */
-export function giveUp(): never {
+function giveUp(): never {
   throw GIVE_UP;
 }
 
@@ -178,7 +167,7 @@ class BlockReader<Container, Slot> {
     return offset >= this.lineEnd || this.text.charCodeAt(offset) === 0x20;
   }
 
-  /** A node that starts at `column` (after an indent or a `- `): a list, a map or a scalar. */
+  /** After an indent or a `- `. */
   private startNode(column: number, indent: number, slot: Slot | null): void {
     if (this.isItemAt(column)) {
       const container = this.builder.container("seq", column, slot);
@@ -202,7 +191,6 @@ class BlockReader<Container, Slot> {
     return frame;
   }
 
-  /** `- ...` at `column`, in the list `frame`. */
   private readItem(frame: Frame<Container>, column: number): void {
     const slot = this.builder.itemSlot(frame.container);
     const content = this.skipSpaces(column + 1);
@@ -213,7 +201,6 @@ class BlockReader<Container, Slot> {
     this.startNode(content, content - this.lineStart, slot);
   }
 
-  /** `key: ...` at `column`, in the map `frame`; `keyEnd` is where findKeyEnd found the `:`. */
   private readEntry(frame: Frame<Container>, column: number, keyEnd: number | undefined): void {
     if (keyEnd === undefined) giveUp();
     const key = this.keyText(column, keyEnd);
@@ -232,7 +219,7 @@ class BlockReader<Container, Slot> {
     this.readScalar(content, slot);
   }
 
-  /** Where the `:` of a `key:` at `column` is, or undefined when the line holds no key there. */
+  /** Where the `:` of a `key:` at `column` is. */
   private findKeyEnd(column: number): number | undefined {
     const { text, lineEnd } = this;
     const first = text.charCodeAt(column);
@@ -252,7 +239,6 @@ class BlockReader<Container, Slot> {
     return undefined;
   }
 
-  /** The key written from `column` to `end`. */
   private keyText(column: number, end: number): string {
     const first = this.text.charCodeAt(column);
     if (first === 0x22 || first === 0x27) return this.shared(this.quotedValue(column, end));
@@ -262,7 +248,6 @@ class BlockReader<Container, Slot> {
     return this.shared(raw);
   }
 
-  /** One string per short key, kept for the whole text, instead of one per place it is written. */
   private shared(key: string): string {
     if (key.length > MAX_SHARED_KEY_LENGTH) return key;
     const known = this.sharedKeys.get(key);
@@ -271,10 +256,7 @@ class BlockReader<Container, Slot> {
     return key;
   }
 
-  /**
-   * A scalar starting at `column` and running to the end of the line (or a comment), put in
-   * `slot`; also an empty `[]` or `{}`.
-   */
+  /** To the end of the line (or a comment); also an empty `[]` or `{}`. */
   private readScalar(column: number, slot: Slot | null): void {
     const { text } = this;
     const first = text.charCodeAt(column);
@@ -301,7 +283,7 @@ class BlockReader<Container, Slot> {
     this.builder.scalar(plainValue(raw), column, end, slot);
   }
 
-  /** The offset just past the closing quote of the quoted scalar at `column`, on this line. */
+  /** Just past the closing quote, on this line. */
   private findQuoteEnd(column: number): number | undefined {
     const { text, lineEnd } = this;
     const quote = text.charAt(column);
@@ -343,7 +325,7 @@ class BlockReader<Container, Slot> {
   }
 }
 
-/** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
+/** As YAML 1.2's core schema reads it; numbers other than integers give up. */
 function plainValue(raw: string): ScalarValue {
   const first = raw.charCodeAt(0);
   // Most scalars are names: a letter that starts no keyword says text without the regexes.
@@ -358,7 +340,7 @@ function plainValue(raw: string): ScalarValue {
   return raw;
 }
 
-/** Line and column (1-based, in UTF-16 units as yaml's LineCounter counts) of an offset. */
+/** 1-based, in UTF-16 units as yaml's LineCounter counts. */
 function positionIn(lineStarts: Int32Array, length: number, offset: number): Position {
   const clamped = Math.max(0, Math.min(offset, length));
   let low = 0;

@@ -1,7 +1,6 @@
-// The defaults of `rollout:` (cli-contract.md, "Progressive rollout"): what the manifest reader
-// fills in, and what the rollout's gate falls back on; constants only, so the gate loads no reader.
+// The defaults of `rollout:` (cli-contract.md, "Progressive rollout"), for the manifest reader and the
+// rollout's gate; constants only, so the gate loads no reader.
 
-/** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
 export const ROLLOUT_DEFAULTS = {
   bakeMs: 600_000,
   maxErrorRatio: 0.05,

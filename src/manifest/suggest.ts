@@ -1,7 +1,6 @@
 // "Did you mean ...?" for misspelt keys and names: the closest candidate by edit distance, when
 // it is close enough to be a plausible typo.
 
-/** The candidate closest to `input`, or undefined when none is a plausible typo of it. */
 export function suggestClosest(input: string, candidates: readonly string[]): string | undefined {
   const needle = input.toLowerCase();
   let best: string | undefined;
@@ -19,14 +18,14 @@ export function suggestClosest(input: string, candidates: readonly string[]): st
   return bestDistance <= allowed ? best : undefined;
 }
 
-/** `; did you mean "x"?` when there is a close candidate, else the empty string. */
+/** `; did you mean "x"?`, or "". */
 export function didYouMean(input: string, candidates: readonly string[]): string {
   const suggestion = suggestClosest(input, candidates);
   return suggestion === undefined ? "" : `; did you mean "${suggestion}"?`;
 }
 
-// Optimal string alignment distance (Levenshtein plus adjacent transpositions, the commonest typo).
-// Gives up early once every cell of a row exceeds `limit`, since the caller only wants closer ones.
+// Optimal string alignment distance (Levenshtein plus adjacent transpositions, the commonest typo);
+// gives up once a whole row reaches `limit`, since the caller only wants closer ones.
 function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) >= limit) return limit;
   // Keys are short; long inputs (hostile or not) are never typos of a key.

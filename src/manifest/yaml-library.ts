@@ -1,10 +1,8 @@
-// The yaml library, for the texts the fast block reader leaves to it (load-yaml.ts). Reached through
-// this one function so that the bundled binary can load it at its first call instead of at start-up:
-// most manifests never need it (scripts/bundle-action.mjs replaces this module in the bundle).
+// The yaml library, for the texts the fast block reader leaves to it. One function, so that the bundle
+// loads it at its first call, not at start-up (scripts/bundle-action.mjs replaces this module).
 
 import * as yaml from "../vendor/yaml.js";
 
-/** The yaml library's module. */
 export function yamlLibrary(): typeof yaml {
   return yaml;
 }
