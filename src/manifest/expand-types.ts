@@ -11,7 +11,7 @@ import type {
   SourceLocation,
 } from "./types.js";
 
-/** A config as written (in a template, a set or a project): its order may be left out. */
+/** As written (in a template, a set or a project): its order may be left out. */
 export interface ConfigItem {
   id?: number;
   fields: Omit<DesiredFields, "order"> & { order?: number };
@@ -19,11 +19,10 @@ export interface ConfigItem {
   fieldSources: Partial<Record<keyof DesiredFields | "id", SourceLocation>>;
 }
 
-/** The fields an override replaces on a templated config; never `name`. */
-export type OverrideFields = Partial<Omit<DesiredFields, "name">>;
+type OverrideFields = Partial<Omit<DesiredFields, "name">>;
 
 export interface OverrideItem {
-  /** The templated config it changes. */
+  /** Of the templated config it changes. */
   name: string;
   source: SourceLocation;
   fields: OverrideFields;
@@ -31,7 +30,7 @@ export interface OverrideItem {
   fieldSources: Partial<Record<keyof OverrideFields | "id", SourceLocation>>;
 }
 
-/** A name written at a place: a `use:` entry, an `omit:` entry, a project id of a set. */
+/** A `use:` entry, an `omit:` entry, a project id of a set. */
 export interface NamedPlace {
   name: string;
   source: SourceLocation;
@@ -47,7 +46,7 @@ export interface FamilyBlock {
   drift?: { value: DriftMode; source: SourceLocation };
   protect?: ProtectPattern[];
   fields?: { value: FieldsMode; source: SourceLocation };
-  /** Undefined when the block has no `configs:` key (allowed when a used template provides the family). */
+  /** Undefined without `configs:` (allowed when a used template provides the family). */
   configs?: ConfigItem[];
   overrides: OverrideItem[];
   omit: NamedPlace[];
@@ -63,7 +62,7 @@ export interface TemplateBlock {
 export interface ProjectBlock {
   project: string;
   source: SourceLocation;
-  /** The `use:` key, when given (for "use given twice" across files). */
+  /** For "use given twice" across files. */
   useSource?: SourceLocation;
   use: NamedPlace[];
   families: FamilyBlock[];
@@ -74,7 +73,7 @@ export interface ProjectSetBlock {
   label: string;
   /** The set's list item. */
   source: SourceLocation;
-  /** The explicit project ids, or "all": every project the API key can see. */
+  /** "all": every project the API key can see. */
   projects: NamedPlace[] | "all";
   except: NamedPlace[];
   use: NamedPlace[];
@@ -87,16 +86,11 @@ export interface ManifestBlocks {
   projects: ProjectBlock[];
 }
 
-/**
- * The manifest as loaded, before the planner may see it: the desired state of the projects it
- * names and, while a project set says `projects: all`, the blocks still to expand once the API
- * key's project listing is read (resolveProjectSets makes a DesiredState of it).
- */
+/** The manifest as loaded, before the planner may see it (resolveProjectSets makes a DesiredState of it). */
 export interface LoadedManifest extends DesiredState {
   /**
-   * Present when a project set says `projects: all`: the manifest as blocks, expanded again at plan
-   * time once the project listing is read. Until then, `families` holds the expansion for the
-   * projects the manifest names explicitly.
+   * When a project set says `projects: all`: the blocks, expanded again at plan time once the project
+   * listing is read. Until then, `families` holds the projects the manifest names explicitly.
    */
   unresolved?: ManifestBlocks;
 }

@@ -1,8 +1,5 @@
-// Expands templates and project sets into the planner's DesiredFamily records: per project and
-// family, the configs of each template it uses (its sets' `use` first, then its own), the sets' and
-// then the project's omissions and overrides, then their own configs; the result is what the same
-// configs written out give. Linear in the size of the result: every template config is visited
-// once per project using it. `projects: all` and `@current` are resolved here too, at plan time.
+// Expands templates and project sets into the planner's DesiredFamily records, as the same configs
+// written out would give; `projects: all` and `@current` are resolved here too, at plan time.
 
 import { FAMILY_NAMES, type FamilyName } from "../families.js";
 import { nounAndList } from "../plural.js";
@@ -23,11 +20,10 @@ import type {
 import { didYouMean } from "./suggest.js";
 import type { DesiredConfig, DesiredFamily, DesiredFields, DesiredState, SourceLocation } from "./types.js";
 
-/** Most distinct expansion errors reported: one mistake in a template used by 200 projects is one error. */
+/** Distinct errors: one mistake in a template used by 200 projects is one error. */
 const MAX_EXPANSION_ERRORS = 100;
 /** The stand-in for the projects of `projects: all` offline; never a valid project id. */
 const ANY_PROJECT = "*";
-/** Projects named in one "(for projects ...)" note before "and N more". */
 const PROJECTS_SHOWN = 5;
 const CURRENT_PROJECT = "@current";
 
@@ -35,18 +31,17 @@ export interface ExpandResult {
   families: DesiredFamily[];
   errors: ManifestDiagnostic[];
   warnings: ManifestDiagnostic[];
-  /** The warnings that only the project listing can give (also in `warnings`). */
+  /** Also in `warnings`. */
   listingWarnings: ManifestDiagnostic[];
 }
 
-/** Whether a set says `projects: all`, to be resolved from the project listing at plan time. */
 export function hasUnresolvedSets(blocks: ManifestBlocks): boolean {
   return blocks.sets.some((set) => set.projects === "all");
 }
 
 /**
- * Expands the merged blocks of every file. `visibleProjects` is what `projects: all` stands for:
- * the project listing at plan time; undefined (offline) means the projects the manifest names.
+ * `visibleProjects`: what `projects: all` stands for, the project listing at plan time; undefined
+ * (offline) means the projects the manifest names.
  */
 export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonly string[]): ExpandResult {
   const problems = new Problems();
@@ -94,10 +89,7 @@ export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonl
   };
 }
 
-/**
- * The desired state with `projects: all` resolved: `visibleProjects` is the project listing of the
- * API key (at plan time). Problems that arise only for a listed project come back as diagnostics.
- */
+/** `visibleProjects`: the API key's project listing, read at plan time. */
 export function resolveProjectSets(
   desired: LoadedManifest,
   visibleProjects: readonly string[],
@@ -114,9 +106,8 @@ export function resolveProjectSets(
 }
 
 /**
- * `@current` is the key's first listed project. With the listing read anyway, it becomes that id,
- * so that a project set's `projects: all` and a `"@current":` block merge like any named project
- * (rather than planning one project twice); a block naming the same id as well is an error.
+ * `@current` (the key's first listed project) becomes that id, so that `projects: all` and a
+ * `"@current":` block merge like any named project rather than planning one project twice.
  */
 function resolveCurrent(
   blocks: ManifestBlocks,
@@ -146,25 +137,22 @@ function resolveCurrent(
   };
 }
 
-// ---- the problems of an expansion ----------------------------------------------------------
-
 interface Problem {
   severity: "error" | "warning";
   at: SourceLocation;
   message: string;
-  /** The projects whose expansion met it (none: a problem of the blocks as written). */
+  /** None: a problem of the blocks as written. */
   projects: string[];
-  /** A warning only the project listing can give (an `except` of an `all` set it lacks). */
+  /** An `except` of an `all` set the listing lacks. */
   fromListing: boolean;
 }
 
-/** The problems met, each once: the same one met expanding several projects names them all. */
+/** Each once: the same one met expanding several projects names them all. */
 class Problems {
   private readonly found = new Map<string, Problem>();
-  /** Every distinct error met, also those past MAX_EXPANSION_ERRORS (which are only counted). */
+  /** Also those past MAX_EXPANSION_ERRORS, which are only counted. */
   private errorCount = 0;
 
-  /** A problem met (expanding `project`): an error unless `severity` says otherwise. */
   add(
     at: SourceLocation,
     message: string,
@@ -210,9 +198,7 @@ function forProjects(listed: readonly string[]): string {
   return ` (for ${nounAndList(projects.slice(0, PROJECTS_SHOWN), "project")}${more})`;
 }
 
-// ---- templates, `use:` lists, project blocks and sets, checked as written --------------------
-
-/** Templates by name: each defined once (across the files). */
+/** Each defined once, across the files. */
 function indexTemplates(templates: readonly TemplateBlock[], problems: Problems): Map<string, TemplateBlock> {
   const byName = new Map<string, TemplateBlock>();
   for (const template of templates) {
@@ -237,7 +223,6 @@ function indexTemplates(templates: readonly TemplateBlock[], problems: Problems)
   return byName;
 }
 
-/** `use:` entries name a template, once per list. */
 function checkUseLists(
   blocks: ManifestBlocks,
   templates: ReadonlyMap<string, TemplateBlock>,
@@ -268,7 +253,7 @@ function checkUseLists(
   for (const project of blocks.projects) check(project.use, `project "${project.project}"`);
 }
 
-/** One project's blocks of every file as one (each family in one file: merge.ts checks that). */
+/** Each family is in one file: merge.ts checks that. */
 function mergeProjectBlocks(blocks: readonly ProjectBlock[], problems: Problems): Map<string, ProjectBlock> {
   const merged = new Map<string, ProjectBlock>();
   for (const block of blocks) {
@@ -294,7 +279,7 @@ function mergeProjectBlocks(blocks: readonly ProjectBlock[], problems: Problems)
   return merged;
 }
 
-/** Project id -> the sets it is in, in set order; warns about `except` entries that exclude nothing. */
+/** Project id -> the sets it is in, in set order. */
 function setMembership(
   sets: readonly ProjectSetBlock[],
   allProjects: readonly string[],
@@ -333,20 +318,15 @@ function setMembership(
   return membership;
 }
 
-// ---- one project ---------------------------------------------------------------------------
-
 interface ProjectContext {
   project: string;
   block: ProjectBlock | undefined;
   sets: readonly ProjectSetBlock[];
   templates: ReadonlyMap<string, TemplateBlock>;
   problems: Problems;
-  /** The templates applied to the project, in order: from its sets, then its own `use`. */
+  /** From its sets, then its own `use`. */
   applications: readonly Application[];
-  /**
-   * Whether a `use:` of the project or its sets names no template (reported once, statically):
-   * what the templates provide is then unknown, so the checks that need it stay silent.
-   */
+  /** What the templates provide is then unknown: the checks that need it stay silent. */
   usesUnknownTemplate: boolean;
 }
 
@@ -355,7 +335,6 @@ interface Application {
   use: NamedPlace;
 }
 
-/** The templates a project's sets and then the project `use:`, each once. */
 function applicationsOf(
   project: string,
   block: ProjectBlock | undefined,
@@ -386,22 +365,20 @@ function applicationsOf(
   return applications;
 }
 
-/** A config on its way into the expanded list. */
 interface Entry {
   item: ConfigItem;
   appliedAt: SourceLocation | undefined;
-  /** Which block gave it (a template use, a set's or the project's own configs): duplicates within one block are reported as it is read (read-manifest-blocks.ts). */
+  /** The block that gave it: duplicates within one block are reported as it is read. */
   origin: object;
   omittedAt?: SourceLocation;
-  /** For each field a set overrides: where, and the value (two sets disagreeing is an error). */
+  /** Two sets overriding one field differently is an error. */
   setOverrides?: Map<string, { value: unknown; at: SourceLocation }>;
-  /** The item's fields and their places until an override changes them; then a copy. */
+  /** The item's own until an override changes them; then a copy. */
   fields: ConfigItem["fields"];
   fieldSources: ConfigItem["fieldSources"];
   id?: number;
 }
 
-/** A config as written, from the block (or template use) `origin`; `appliedAt` for a template's or a set's. */
 function entryOf(item: ConfigItem, origin: object, appliedAt?: SourceLocation): Entry {
   return { item, appliedAt, origin, fields: item.fields, fieldSources: item.fieldSources };
 }
@@ -517,7 +494,7 @@ function expandFamily(context: ProjectContext, family: FamilyName): DesiredFamil
   return finishFamily(context, family, kept, prune, source, settingBlocks);
 }
 
-/** The `prune:` of the templates (or the sets) of a family: two of them disagreeing is an error. */
+/** Of the templates (or the sets) of a family: two of them disagreeing is an error. */
 function agreedPrune(
   blocks: readonly FamilyBlock[],
   others: string,
@@ -567,9 +544,8 @@ function applyOverride(entry: Entry, override: OverrideItem, fromSet: boolean, c
 }
 
 /**
- * A copy with the same keys in the same order, made key by key. Not `{ ...object }`: V8 gives each
- * object spread from these (their keys were added one by one, some of them optional) a hidden
- * class of its own, about 300 bytes each; for a manifest of 400,000 configs that was 130 MB.
+ * Not `{ ...object }`: V8 gives each object spread from these a hidden class of its own, about 300
+ * bytes each; for a manifest of 400,000 configs that was 130 MB.
  */
 function copyOwn<T extends object>(object: T): T {
   const copy: Record<string, unknown> = {};
@@ -577,16 +553,13 @@ function copyOwn<T extends object>(object: T): T {
   return copy as T;
 }
 
-/** Two sets' values of one override field agree: equal values, or lists of the same items. */
 function sameSetting(a: unknown, b: unknown): boolean {
   return Array.isArray(a) && Array.isArray(b) ? JSON.stringify(a) === JSON.stringify(b) : Object.is(a, b);
 }
 
 /**
- * Resolves orders (all given, or none: list positions; a mix is an error) and builds the family.
- * `protect:`, `fields:` and `drift:` come from `settingBlocks`, templates first, then sets, then the
- * project's own: protection adds up (it must survive any one block's edit); the last `fields:` and
- * `drift:` win.
+ * `settingBlocks`: templates, then sets, then the project's own. Protection adds up (it must survive
+ * any one block's edit); the last `fields:` and `drift:` win.
  */
 function finishFamily(
   context: ProjectContext,
@@ -653,17 +626,12 @@ function finishFamily(
   return built;
 }
 
-/** Where the manifest names the project: its key under `projects:`, else its entry in a set's list. */
 function projectSourceOf({ block, sets, project }: ProjectContext): SourceLocation | undefined {
   const named = sets.flatMap((set) => (set.projects === "all" ? [] : set.projects));
   return block?.source ?? named.find((place) => place.name === project)?.source;
 }
 
-/**
- * Two configs of one project + family at one order, brought together from different blocks (a
- * template and the project's own configs, two templates, an override): within one block as written
- * it was warned of as the block was read.
- */
+/** Configs brought together at one order from different blocks; within one block it was warned of as read. */
 function warnSharedOrders(context: ProjectContext, family: FamilyName, entries: readonly Entry[]): void {
   const byOrder = new Map<number, Entry>();
   const asWritten = (entry: Entry) => entry.fields === entry.item.fields;
@@ -691,7 +659,6 @@ function missingConfigs(family: FamilyName, templates: boolean): string {
   return `missing required key "configs" in "${family}"; add \`configs:\` with the list of configs (\`configs: []\` for none)${or}`;
 }
 
-/** An `omit:` or `overrides:` entry that names no templated config of the family. */
 function describeUnknownTemplated(
   key: "omit" | "overrides",
   name: string,

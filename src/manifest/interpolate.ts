@@ -1,18 +1,15 @@
-// `${NAME}` and `${NAME:-default}` in values and project keys (plain-manifest.ts applies it), from
-// the variables handed to pcsync (see variables.ts), never from the rest of the environment; `$${`
-// writes a literal `${`. One pass: a variable's value is never interpolated again, so it cannot
-// inject more. No value may contain the API key, written or interpolated: plans, pull-request
-// comments and logs would show it.
+// `${NAME}` and `${NAME:-default}` in values and project keys, from the variables handed to pcsync;
+// `$${` is a literal `${`. One pass: a variable's value is never interpolated again, so it cannot inject.
 
 import { registryOf } from "../redact.js";
 import { API_KEY_VARIABLE, type ManifestVariables, NO_VARIABLES, VARIABLE_ENV_PREFIX } from "./variables.js";
 
 export interface InterpolatedText {
-  /** The text with references replaced; empty when it held the API key. */
+  /** Empty when it held the API key. */
   value: string;
-  /** Whether anything was replaced (a reference or an escape), or the text was refused. */
+  /** A reference or an escape was replaced, or the text was refused. */
   changed: boolean;
-  /** Problems name the `${...}` token they are about; "" for the text as a whole. */
+  /** `token`: the `${...}` a problem is about; "" for the text as a whole. */
   problems: { token: string; message: string }[];
 }
 
@@ -24,7 +21,7 @@ const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 export const KEY_NEVER_INTERPOLATED =
   "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";
 
-/** Replaces the references in one string. */
+/** No value may contain the API key, written or interpolated: plans, PR comments and logs would show it. */
 export function interpolateText(text: string, variables: ManifestVariables = NO_VARIABLES): InterpolatedText {
   const secrets = registryOf(variables.secrets ?? NO_SECRETS);
   if (secrets.holds(text))
@@ -106,13 +103,13 @@ export function interpolateText(text: string, variables: ManifestVariables = NO_
   return { value, changed, problems };
 }
 
-/** A text refused whole, for holding the API key: it becomes empty, and no message quotes it. */
+/** It becomes empty, and no message quotes it. */
 function refused(problems: InterpolatedText["problems"], what: string, remedy: string): InterpolatedText {
   const message = `${what}; ${KEY_NEVER_INTERPOLATED}. ${remedy}`;
   return { value: "", changed: true, problems: [...problems, { token: "", message }] };
 }
 
-/** Interpolates a whole text, or gives undefined when any part cannot be (unset, refused). */
+/** Undefined when any part cannot be interpolated (unset, refused). */
 export function resolveTextWith(variables: ManifestVariables): (text: string) => string | undefined {
   return (text) => {
     const result = interpolateText(text, variables);

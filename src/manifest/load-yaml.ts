@@ -10,7 +10,7 @@ import { yamlLibrary } from "./yaml-library.js";
 export interface ParsedYaml {
   errors: YamlProblem[];
   warnings: YamlProblem[];
-  /** Unusable (a syntax error, an alias bomb, too deep); a duplicate key, say, leaves a tree worth checking. */
+  /** A syntax error, an alias bomb, too deep; a duplicate key, say, leaves a tree worth checking. */
   fatal: boolean;
   positionAt: (offset: number) => Position;
 }

@@ -1,8 +1,5 @@
-// Merges the blocks of several manifest files into one DesiredState (expanding templates and
-// project sets, expand.ts), and checks what only shows across files: a project + family
-// defined twice, one record id claimed twice, conflicting server URLs or owners, descriptions the
-// owner's mark would not fit, a second `rollout:`, waves naming unmanaged projects. The result does
-// not depend on the order the files were given in.
+// Merges the blocks of several manifest files into one DesiredState, whatever the order they were
+// given in, and checks what only shows across files (a project + family defined twice, say).
 
 import { appendAll } from "../append-all.js";
 import { familyKey } from "../families.js";
@@ -16,7 +13,7 @@ import type { ManifestFileBlocks } from "./read-manifest-blocks.js";
 import type { SourceLocation } from "./types.js";
 
 export interface LoadedManifestFile extends ManifestFileBlocks {
-  /** Whether the file has no errors of its own: only then are its blocks expanded. */
+  /** No errors of its own: only then are its blocks expanded. */
   valid: boolean;
 }
 
@@ -69,7 +66,7 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     );
   }
 
-  // The first `owner:` (in file order) is the run's; another value is an error.
+  // The first `owner:` (in file order) is the run's.
   const owners = files.flatMap((file) => file.owner ?? []).sort(comparePlaced);
   for (const [first, other] of repeats(owners, () => "")) {
     if (other.value === first.value) continue;
@@ -81,7 +78,6 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   const [owner] = owners;
   checkOwnerDescriptions(files, owner?.value, errors);
 
-  // One file of a manifest says how it rolls out.
   const rollouts = files.flatMap((file) => file.rollout ?? []).sort(comparePlaced);
   for (const [first, other] of repeats(rollouts, () => "")) {
     conflict(
@@ -126,11 +122,9 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
 }
 
 /**
- * What `owner:` asks of the descriptions of a manifest, checked over every valid file's blocks
- * (templates, sets, projects, overrides), so that a text is checked where it is written, once:
- * with an owner, the description and its mark must fit in the service's limit; without one, a
- * description must not read as carrying a mark (pcsync would strip it, and plan it forever).
- * Adds what it finds to `errors`.
+ * Checked on the blocks, so that a text is checked once, where it is written. With an owner, the
+ * description and its mark must fit the service's limit; without one, a description must not read
+ * as carrying a mark (pcsync would strip it, and plan it forever).
  */
 function checkOwnerDescriptions(
   files: readonly LoadedManifestFile[],
@@ -165,7 +159,7 @@ function markProblem(text: string): string | undefined {
   return 'description ends in an owner mark ("[pcsync owner=NAME]"), which only pcsync writes (for a manifest with `owner:`): end the text otherwise, or set `owner:` at the top of the manifest';
 }
 
-/** The blocks of every file, in file-name order: set order (which set's templates come first) must not depend on the command line. */
+/** In file-name order: which set's templates come first must not depend on the command line. */
 function mergeBlocks(files: readonly LoadedManifestFile[]): ManifestBlocks {
   const merged: ManifestBlocks = { templates: [], sets: [], projects: [] };
   for (const { blocks } of [...files].sort((a, b) => compareText(a.file, b.file))) {
@@ -176,7 +170,7 @@ function mergeBlocks(files: readonly LoadedManifestFile[]): ManifestBlocks {
   return merged;
 }
 
-/** Each item sharing its key with an earlier one (in file order), with the first of them. */
+/** Each item sharing its key with an earlier one (in file order), with the first. */
 function* repeats<T extends Placed>(items: readonly T[], keyOf: (item: T) => string): Generator<[T, T]> {
   for (const group of groupBy(items, keyOf).values()) {
     const [first, ...others] = group.sort(comparePlaced);

@@ -1,23 +1,15 @@
-// Where each value of a read manifest was written, kept in a few flat arrays instead of a parse
-// tree (an object per key and value, the largest thing a big manifest would cost), so that messages
-// can point at any value by its path.
-//
-// Nodes are numbered in document order (a map or list before its children). For each node the
-// arrays hold its kind, the offset of the key that names it (-1 for list items and the root),
-// the offset of its value, and `ends`: the number of the first node after its last descendant,
-// which is how a lookup steps from one child to the next.
+// Where each value of a read manifest was written, by path, in a few flat arrays instead of a parse
+// tree (an object per key and value, the largest thing a big manifest would cost).
 
 import type { Position } from "./diagnostics.js";
 
-/** Where a value of the plain manifest was written. */
 export interface NodeLocation {
-  /** The key naming this value, when it is a map entry. */
+  /** When it is a map entry. */
   key?: Position;
-  /** The value itself (for a map or list, where it starts). */
+  /** For a map or list, where it starts. */
   value: Position;
 }
 
-/** Finds where a value was written. */
 export interface LocationIndex {
   /** By path: ["projects", "1", "plugin_configs", "configs", 0, "name"]. */
   lookup(path: readonly (string | number)[]): NodeLocation | undefined;
@@ -33,15 +25,16 @@ const SCAN_LIMIT = 8;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
 /**
- * Records nodes in document order (a map or list before what it holds), as a reader reads them.
- * Room for `capacity` nodes, grown as needed.
+ * Nodes are numbered in document order (a map or list before what it holds). `ends` holds the number
+ * of the first node after a node's last descendant: how a lookup steps from one child to the next.
  */
 export class NodePlacesBuilder {
   private kinds: Uint8Array;
+  /** -1 for list items and the root. */
   private keyOffsets: Int32Array;
   private valueOffsets: Int32Array;
   private ends: Int32Array;
-  /** The key naming each node (undefined for list items): the reader's strings, shared. */
+  /** The reader's strings, shared. */
   private readonly keys: (string | undefined)[] = [];
   private count = 0;
 
@@ -53,7 +46,7 @@ export class NodePlacesBuilder {
     this.ends = new Int32Array(size);
   }
 
-  /** A node starts at `offset`, named by `key` (at `keyOffset`) in a map; returns its number, for close(). */
+  /** Returns the node's number, for close(). */
   open(kind: "scalar" | "map" | "seq", offset: number, key: string | undefined, keyOffset: number): number {
     const index = this.count++;
     if (index === this.kinds.length) this.grow();
@@ -64,7 +57,6 @@ export class NodePlacesBuilder {
     return index;
   }
 
-  /** The node numbered `index` and all its descendants are recorded. */
   close(index: number): void {
     this.ends[index] = this.count;
   }
@@ -97,9 +89,8 @@ export class NodePlacesBuilder {
 }
 
 class NodePlaces implements LocationIndex {
-  /** For big maps: each key's node (the last entry of a key, as in the plain value). */
+  /** For big maps: the last entry of a key, as in the plain value. */
   private readonly keyIndexes = new Map<number, Map<string, number>>();
-  /** For big lists: each item's node. */
   private readonly itemIndexes = new Map<number, Int32Array>();
 
   constructor(
@@ -126,7 +117,6 @@ class NodePlaces implements LocationIndex {
     return keyOffset === NO_KEY ? { value } : { key: this.positionAt(keyOffset), value };
   }
 
-  /** The child of `node` that `segment` names, or -1. */
   private stepInto(node: number, segment: string): number {
     const kind = this.kinds[node];
     if (kind === SEQ) return ARRAY_INDEX.test(segment) ? this.itemOf(node, Number(segment)) : NO_KEY;
@@ -166,7 +156,6 @@ class NodePlaces implements LocationIndex {
     return all.get(key) ?? NO_KEY;
   }
 
-  /** The first `limit` children of `node`, in order. */
   private childrenOf(node: number, limit: number): number[] {
     const children: number[] = [];
     const end = this.ends[node] ?? node;

@@ -1,8 +1,5 @@
-// The manifest as plain data for ajv, built straight from what a YAML reader reads (no parse tree:
-// for a big manifest the tree was the largest thing the load made), with an index from JSON pointer
-// to where each value was written. Interpolates on the way (interpolate.ts): values, and the project
-// ids (the keys of `projects`); an interpolated value is typed by what the schema expects there, so
-// `plugin: ${PLUGIN_ID}` becomes an integer.
+// The manifest as plain data for ajv, built straight from a YAML reader (a parse tree was a big
+// manifest's largest cost), interpolated on the way, with where each value was written.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,7 +15,7 @@ import type { ManifestVariables } from "./variables.js";
 export type { LocationIndex, NodeLocation } from "./node-places.js";
 
 export interface PlainManifest {
-  /** The manifest as plain data, interpolated values typed; not yet validated. */
+  /** Not yet validated. */
   value: unknown;
   locations: LocationIndex;
 }
@@ -29,7 +26,6 @@ const SCHEMA_FILE = join("schemas", "manifest.schema.json");
 
 let schemaCache: JsonSchema | undefined;
 
-/** The manifest schema, found by walking up from this module (it ships at the package root). */
 export function loadManifestSchema(): JsonSchema {
   schemaCache ??= JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8")) as JsonSchema;
   return schemaCache;
@@ -37,36 +33,36 @@ export function loadManifestSchema(): JsonSchema {
 
 interface PlainContainer {
   value: Record<string, unknown> | unknown[];
-  /** Its number in the places. */
   place: number;
-  /** Where it sits; null for the document. */
+  /** Null for the document. */
   slot: PlainSlot | null;
-  /** In the `projects` map: each project id (after interpolation) and where its key is. */
+  /** In the `projects` map: each project id (interpolated) and its key's offset. */
   projects?: Map<string, number>;
 }
 
 interface PlainSlot {
   container: PlainContainer;
-  /** The key the value goes under; undefined for a list's item. */
+  /** Undefined for a list's item. */
   key: string | undefined;
   keyOffset: number;
-  /** A list item's index. */
   index: number;
 }
 
-/** Where what is read goes when it is left out of the manifest (its key was refused): nowhere. */
+/** Where what is read goes when its key was refused: nowhere. */
 const DROPPED = {} as PlainSlot & PlainContainer;
 
-/** Nodes the places first have room for (they grow as needed). */
 const INITIAL_PLACES = 4096;
 
-/** A problem found while building, at an offset of the text; its words may need positions too. */
+/** Its words may need positions too. */
 interface BuildProblem {
   offset: number;
   message: string | ((positionAt: (offset: number) => Position) => string);
 }
 
-/** Builds the plain manifest, interpolated, from either reader (parse-block-yaml.ts, load-yaml.ts). */
+/**
+ * Interpolates values and the project ids (the keys of `projects`); an interpolated value is typed
+ * as the schema expects there, so `plugin: ${PLUGIN_ID}` becomes an integer.
+ */
 export class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
   private root: unknown;
   private readonly places = new NodePlacesBuilder(INITIAL_PLACES);
@@ -146,7 +142,7 @@ export class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
     if (container !== DROPPED) this.places.close(container.place);
   }
 
-  /** The plain manifest (undefined for a text of only comments), and the problems interpolation found. */
+  /** `plain` is undefined for a text of only comments. */
   finish(positionAt: (offset: number) => Position): {
     plain: PlainManifest | undefined;
     errors: YamlProblem[];
@@ -159,7 +155,7 @@ export class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
     return { plain: { value: this.root, locations: this.places.finish(positionAt) }, errors };
   }
 
-  /** Interpolates `text`, written from `offset` to `end`; a problem points at its reference. */
+  /** A problem points at its reference. */
   private interpolate(
     text: string,
     offset: number,
@@ -201,16 +197,14 @@ export class PlainBuilder implements BlockBuilder<PlainContainer, PlainSlot> {
   }
 }
 
-/** Sets `key` of a plain map: a key named "__proto__" stays a key, it does not replace the prototype. */
-export function setKey(object: Record<string, unknown>, key: string, value: unknown): void {
+/** A key named "__proto__" stays a key: it does not replace the prototype. */
+function setKey(object: Record<string, unknown>, key: string, value: unknown): void {
   if (key === "__proto__") {
     Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   } else object[key] = value;
 }
 
-// ---- what the schema expects at a path ------------------------------------------------------
-
-/** The schemas that apply at a path, following $ref and allOf. */
+/** Following $ref and allOf. */
 function schemasAt(schema: JsonSchema, path: readonly (string | number)[]): JsonSchema[] {
   let current = expand(schema, schema);
   for (const segment of path) {
@@ -247,7 +241,6 @@ function schemaTypesAt(schema: JsonSchema, path: readonly (string | number)[]): 
   return types;
 }
 
-/** The keys the schema allows in the mapping at `path`. */
 export function allowedKeysAt(path: readonly (string | number)[]): string[] {
   const keys = new Set<string>();
   for (const candidate of schemasAt(loadManifestSchema(), path)) {
@@ -257,7 +250,7 @@ export function allowedKeysAt(path: readonly (string | number)[]): string[] {
   return [...keys];
 }
 
-/** Gives an interpolated string the type the schema wants here; text stays text where text is allowed. */
+/** Text stays text where text is allowed. */
 function coerceInterpolated(value: unknown, types: ReadonlySet<string>): unknown {
   if (typeof value !== "string" || types.size === 0 || types.has("string")) return value;
   const trimmed = value.trim();

@@ -1,5 +1,5 @@
-// Finds and reads the manifest files the user named (files, or directories of *.yaml/*.yml) and the
-// var files, refusing what is not one before parsing it: huge files, devices, binary data, non-UTF-8.
+// Reads the manifest files (or directories of *.yaml/*.yml) and var files the user named, refusing
+// what is not one before parsing it: huge files, devices, binary data, non-UTF-8.
 
 import type { Stats } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -10,21 +10,17 @@ import { compareText } from "./compare-projects.js";
 import { type ManifestDiagnostic, makeError, makeWarning, WHOLE_FILE } from "./diagnostics.js";
 
 export interface ManifestSource {
-  /** The file as the user named it, for messages. */
+  /** As the user named it. */
   file: string;
   text: string;
 }
 
-export interface ReadLimits {
-  /**
-   * Largest manifest file read. A generated fleet manifest can be large (20,000 configs are about
-   * 1.4 MB), and one project's family cannot be split across files: the cap only stops a file that
-   * is no manifest from filling memory.
-   */
+interface ReadLimits {
+  // High, as one project's family cannot be split across files (20,000 configs are about 1.4 MB):
+  // it only stops a file that is no manifest from filling memory.
   maxFileBytes: number;
-  /** Largest var file read: it holds `NAME: value` lines, and may be a pipe or a device. */
+  /** It holds `NAME: value` lines, and may be a pipe or a device. */
   maxVarFileBytes: number;
-  /** Most files read from the directories given. */
   maxFiles: number;
 }
 
@@ -126,7 +122,6 @@ async function readManifestFile(absolute: string, limits: ReadLimits): Promise<s
   return decodeManifestText(bytes);
 }
 
-/** Why a path cannot be read, in words, by the system's error code. */
 const STAT_PROBLEMS: Partial<Record<string, string>> = {
   ELOOP:
     "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file",
@@ -136,7 +131,7 @@ const STAT_PROBLEMS: Partial<Record<string, string>> = {
   ENAMETOOLONG: "the path is too long",
 };
 
-/** The path's status, or why it cannot be read, in words; `missing` for a path that does not exist. */
+/** Or why it cannot be read, in words; `missing` for a path that does not exist. */
 async function statPath(absolute: string, missing: string): Promise<Stats | string> {
   try {
     return await stat(absolute);
@@ -149,7 +144,6 @@ function describeOversize(size: number, limit: number): string {
   return `file is ${size} bytes, over the ${formatBytes(limit)} limit for one manifest file; split it into several files (by project: a project's families may sit in different files) and pass them all with -f, or a directory of them`;
 }
 
-/** Reads the `--var-file` files, in the order given; a missing one is an error, as the user named it. */
 export async function readVarFiles(
   paths: readonly string[],
   cwd: string,
@@ -166,7 +160,6 @@ export async function readVarFiles(
   return { sources, errors };
 }
 
-/** The text of a var file, at most `maxBytes` of it (src/files/read-json-file.ts), or why it cannot be read. */
 async function readVarFile(absolute: string, maxBytes: number): Promise<string | { problem: string }> {
   const info = await statPath(absolute, "no such file; check the path given to --var-file");
   if (typeof info === "string") return { problem: info };
@@ -187,8 +180,8 @@ async function readVarFile(absolute: string, maxBytes: number): Promise<string |
   };
 }
 
-/** UTF-8 text without a byte-order mark, or why the bytes are not a manifest. */
-export function decodeManifestText(bytes: Uint8Array): string | { problem: string } {
+/** Without a byte-order mark. */
+function decodeManifestText(bytes: Uint8Array): string | { problem: string } {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
     return { problem: "file is UTF-16 text; save it as UTF-8" };
   }
@@ -200,8 +193,8 @@ export function decodeManifestText(bytes: Uint8Array): string | { problem: strin
   }
 }
 
-/** A path for messages: as given, or relative to the working directory when under it. */
-export function displayPath(path: string, cwd: string): string {
+/** For messages: as given, or relative to the working directory when under it. */
+function displayPath(path: string, cwd: string): string {
   if (!isAbsolute(path)) return normalize(path);
   const fromCwd = relative(cwd, path);
   if (fromCwd !== "" && !fromCwd.startsWith("..") && !isAbsolute(fromCwd)) return fromCwd;

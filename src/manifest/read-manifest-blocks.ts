@@ -1,9 +1,5 @@
-// Reads one manifest file into blocks with positions (expand-types.ts): its templates, project sets
-// and projects, each config with only the fields the manifest sets and where each came from; and,
-// in the same walk, checks what the schema cannot: project ids, unique names, all-or-none `order`,
-// text the service would trim, ids pinned in a set. Reads the plain value defensively, so the
-// checks run even when the schema found errors and all problems of a file come out in one run;
-// expand.ts expands the blocks of all files once none has errors, merge.ts checks across files.
+// Reads one manifest file into blocks with positions (expand-types.ts), checking in the same walk what
+// the schema cannot (project ids, unique names, all-or-none `order`, text the service would trim).
 
 import { FAMILY_NAMES } from "../families.js";
 import { asRecord } from "../plain-object.js";
@@ -22,13 +18,12 @@ import type { PlainManifest } from "./plain-manifest.js";
 import { type RolloutFact, readRollout } from "./rollout-checks.js";
 import type { SourceLocation } from "./types.js";
 
-/** A value of the file and where it is written. */
-export interface Placed<T> {
+interface Placed<T> {
   value: T;
   source: SourceLocation;
 }
 
-/** A pinned record id of a project block, for the "one id claimed twice" check across files. */
+/** For the "one id claimed twice" check across files. */
 export interface IdClaim {
   id: number;
   project: string;
@@ -37,7 +32,7 @@ export interface IdClaim {
   source: SourceLocation;
 }
 
-/** One file as read: its blocks (also when it has errors, for the checks across files) and top-level keys. */
+/** The blocks are read also when the file has errors, for the checks across files. */
 export interface ManifestFileBlocks {
   file: string;
   blocks: ManifestBlocks;
@@ -56,7 +51,6 @@ const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
 
 type Path = readonly (string | number)[];
 
-/** Where a family's configs are, how messages name the family, and where the ids it pins go. */
 interface FamilyPlace {
   project: string;
   family: string;
@@ -64,6 +58,7 @@ interface FamilyPlace {
   claims: IdClaim[];
 }
 
+/** Defensive: the checks run even when the schema found errors, so a file's problems come out at once. */
 export function readManifestBlocks(
   file: string,
   plain: PlainManifest,
@@ -127,7 +122,6 @@ function checkProjectId(project: string): string | undefined {
   return `project id ${shown} must be a decimal project id (such as "1") or "@current"`;
 }
 
-/** The walk of one file: where each value is, and the problems found. */
 class BlockReader {
   readonly errors: YamlProblem[] = [];
   readonly warnings: YamlProblem[] = [];
@@ -137,7 +131,6 @@ class BlockReader {
     private readonly plain: PlainManifest,
   ) {}
 
-  /** Where the value (or key) at a path was written. */
   at(path: Path, which: "key" | "value" = "value"): SourceLocation {
     const location = this.plain.locations.lookup(path);
     const position = (which === "key" ? location?.key : undefined) ?? location?.value ?? { line: 1, col: 1 };
@@ -152,10 +145,8 @@ class BlockReader {
   }
 
   /**
-   * Refuses a config `name` or `description` (in configs, templates, sets, overrides) with white
-   * space at either end, which the real service trims (trim-as-service.ts). A manifest kept in git
-   * should say what the service holds, byte for byte, on every server; so the file is fixed once,
-   * at its line, rather than rewritten in silence or warned about on every run.
+   * Refuses a `name` or `description` the service would trim: a manifest in git should say what the
+   * service holds, byte for byte, so the file is fixed once rather than warned about on every run.
    */
   serviceText(value: unknown, path: (string | number)[]): void {
     if (typeof value !== "object" || value === null) return;
@@ -202,7 +193,7 @@ class BlockReader {
     };
   }
 
-  /** The project ids of a set's `projects:` or `except:` list, each checked (other types are the schema's). */
+  /** Other types than ids are the schema's to report. */
   private projectIds(ids: unknown, path: Path): NamedPlace[] {
     const places = this.names(ids, path);
     for (const [index, place] of places.entries()) {
@@ -214,10 +205,7 @@ class BlockReader {
     return places;
   }
 
-  /**
-   * The family blocks of a template, set or project (`project`: "" but for a project; `ownerLabel`:
-   * how messages name the owner), checked; the ids their configs and overrides pin go to `claims`.
-   */
+  /** `project`: "" but for a project; the ids the configs and overrides pin go to `claims`. */
   families(
     owner: Record<string, unknown> | undefined,
     ownerPath: Path,
@@ -243,7 +231,7 @@ class BlockReader {
         }),
         omit: this.names(value.omit, [...path, "omit"]),
       };
-      // `{ value, source }` of each setting written (their types are the schema's to check).
+      // Their types are the schema's to check.
       for (const key of ["prune", "drift", "fields"] as const) {
         if (value[key] !== undefined)
           Object.assign(block, { [key]: { value: value[key], source: this.at([...path, key]) } });
@@ -275,10 +263,8 @@ class BlockReader {
     return item;
   }
 
-  /** The configs of a family block, with the checks of one block: unique names, all-or-none `order`. */
   private configs(configs: readonly unknown[], configsPath: Path, where: FamilyPlace): ConfigItem[] {
     const items: ConfigItem[] = [];
-    // Each config by its index in `configs` (a label names one without a name by its number).
     const labelOf = (index: number) => {
       const name = asRecord(configs[index])?.name;
       return typeof name === "string" ? `"${name}"` : `config #${index + 1}`;
@@ -338,7 +324,7 @@ class BlockReader {
     return items;
   }
 
-  /** A config as written; its fields have the types ConfigItem says once the schema passed (the only time it is expanded). */
+  /** Its fields have ConfigItem's types once the schema passed (the only time it is expanded). */
   private config(config: Record<string, unknown>, path: Path): ConfigItem {
     const fields = { plugin: config.plugin, name: config.name } as ConfigItem["fields"];
     copyFields(config, fields);
@@ -351,7 +337,6 @@ class BlockReader {
     return item;
   }
 
-  /** Where each of `fields` that `written` sets is written. */
   private fieldSources<Field extends string>(
     written: Record<string, unknown>,
     path: Path,
@@ -363,7 +348,6 @@ class BlockReader {
   }
 }
 
-/** The record a config or an override pins with `id:`, as a claim of `where` (merge.ts finds one record claimed twice). */
 function claim(item: ConfigItem | OverrideItem, where: FamilyPlace, name: unknown): void {
   const { id } = item;
   if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) return;
@@ -372,7 +356,7 @@ function claim(item: ConfigItem | OverrideItem, where: FamilyPlace, name: unknow
   where.claims.push({ id, project, family, name: typeof name === "string" ? name : undefined, source });
 }
 
-/** The fields of a config or an override as written (but `name`), always in this order. */
+/** Always in this order. */
 function copyFields(from: Record<string, unknown>, to: OverrideItem["fields"]): void {
   for (const field of COPIED_FIELDS) {
     const value = from[field];

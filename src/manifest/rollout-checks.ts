@@ -1,7 +1,5 @@
-// `rollout:` of one manifest file, read into its spec with every default filled in, and the checks
-// the schema cannot express: unique wave names, a project in one wave only, shares that never
-// shrink. The cross-file checks (one `rollout:` per run, waves naming projects the manifest
-// manages) are merge.ts's.
+// `rollout:` of one manifest file, with every default filled in, and the checks the schema cannot
+// express (unique wave names, a project in one wave, shares that never shrink); merge.ts, across files.
 
 import { parseDuration } from "../duration.js";
 import { asRecord } from "../plain-object.js";
@@ -17,15 +15,12 @@ import type {
   SourceLocation,
 } from "./types.js";
 
-/** `rollout:` of one file, and where each wave's named projects are written (merge.ts checks them). */
+/** `projectSources`: where each wave's named projects are written (merge.ts checks them). */
 export interface RolloutFact extends RolloutSpec {
   projectSources: SourceLocation[][];
 }
 
-/**
- * Reads `rollout:` defensively (the schema reports wrong types; this reads what it can) and adds
- * the problems only it can see to `errors` and `warnings`.
- */
+/** Defensive: the schema reports wrong types, this reads what it can. */
 export function readRollout(
   value: unknown,
   file: string,
@@ -143,23 +138,18 @@ export function readRollout(
   };
 }
 
-/** A value read defensively: as written when it has its default's type (else the schema reports it), or the default. */
+/** As written when it has its default's type (else the schema reports it). */
 function orDefault<T extends number | boolean>(value: unknown, fallback: T): T {
   return typeof value === typeof fallback ? (value as T) : fallback;
 }
 
-/** Reports a problem at a key of `health.prometheus`. */
+/** A problem at a key of `health.prometheus`. */
 type Fail = (key: string, message: string) => void;
 
-/** The placeholders a Prometheus query may hold; `{{project}}` it must. */
 const QUERY_PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const KNOWN_PLACEHOLDERS: ReadonlySet<string> = new Set(["project", "window"]);
 
-/**
- * `health.prometheus`, when its keys have the schema's types (the schema reports them otherwise),
- * with the checks the schema cannot make: a URL that parses and holds no credentials (it is written
- * to the plan and the journal), a query that names the project and no unknown placeholder.
- */
+/** When its keys have the schema's types (the schema reports them otherwise). */
 function readPrometheus(
   prometheus: Record<string, unknown> | undefined,
   at: (path: readonly (string | number)[]) => Position,
@@ -208,7 +198,7 @@ function readPrometheus(
   };
 }
 
-/** `bearer_token_env` or `basic_auth` (the schema checks their shapes): one of them, at most. */
+/** One of `bearer_token_env` and `basic_auth`, at most (the schema checks their shapes). */
 function readPrometheusAuth(prometheus: Record<string, unknown>, fail: Fail): PrometheusAuth | undefined {
   const token = prometheus.bearer_token_env;
   const basic = asRecord(prometheus.basic_auth);

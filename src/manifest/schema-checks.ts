@@ -16,12 +16,7 @@ import { didYouMean } from "./suggest.js";
 
 const MAX_SCHEMA_ERRORS = 500;
 
-/** Validates the plain manifest; problems point at the key or value concerned. */
-export function validateManifestSchema(plain: PlainManifest): {
-  errors: YamlProblem[];
-  /** Errors left undescribed past the limit. */
-  omitted: number;
-} {
+export function validateManifestSchema(plain: PlainManifest): { errors: YamlProblem[]; omitted: number } {
   const validate = getManifestValidator();
   if (validate(plain.value)) return { errors: [], omitted: 0 };
   const errors: YamlProblem[] = [];
@@ -68,7 +63,6 @@ function describeAjvError(error: ErrorObject, plain: PlainManifest): YamlProblem
   return { position: location.value, message: describeValueError(error, path, plain.value, params) };
 }
 
-/** The message of an ajv error about the value at `path` (anything but an unknown key). */
 function describeValueError(
   error: ErrorObject,
   path: readonly (string | number)[],
@@ -153,7 +147,7 @@ function describeUnknownKey(key: string, path: readonly (string | number)[]): st
   return `unknown ${noun} "${key}"; ${isProject ? "the families are" : "allowed here"}: ${list}`;
 }
 
-/** How to write what was meant, for the usual slips: a number or yes/no where text goes, and back. */
+/** How to write what was meant, for the usual slips (a number or yes/no where text goes, and back). */
 function typeHint(expected: string, actual: unknown, field: string | number | undefined): string {
   const key = typeof field === "string" ? field : undefined;
   if (expected.includes("boolean") && typeof actual === "string") {
@@ -195,7 +189,7 @@ const TYPE_WORDS: Partial<Record<string, string>> = {
   array: "a list (`- item` lines)",
 };
 
-/** What an item of these lists is called in a message; an item of any other list is an entry. */
+/** An item of any other list is an entry. */
 const LIST_ITEM_NOUNS: Partial<Record<string, string>> = {
   configs: "config",
   waves: "wave",
@@ -217,7 +211,7 @@ function describeField(path: readonly (string | number)[], root: unknown): strin
   return `"${last}"`;
 }
 
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "nothing (null)";
   if (typeof value === "string") {
@@ -229,11 +223,7 @@ export function describeValue(value: unknown): string {
   return String(value);
 }
 
-/**
- * The path of a JSON pointer into `root`: a segment is a list index (a number) where the value it
- * steps into is a list (a config, a project set, a wave), and a key (text) in a mapping, even one of
- * digits (a project id under `projects:`).
- */
+/** A segment is a number only where it steps into a list: a project id under `projects:` stays text. */
 function parsePointer(pointer: string, root: unknown): (string | number)[] {
   const path: (string | number)[] = [];
   for (const raw of pointer.split("/").slice(1)) {

@@ -1,6 +1,5 @@
-// The variables a manifest's `${NAME}` may read: PCSYNC_VAR_NAME from the environment, then
-// --var-file FILE (in the order given), then --var NAME=VALUE (last wins), and nothing else, so a
-// manifest can read only what was handed to pcsync on purpose, never the API key or a CI token.
+// The variables a manifest's `${NAME}` may read: only what was handed to pcsync on purpose
+// (PCSYNC_VAR_NAME, --var-file, --var), never the API key or a CI token.
 
 import { appendAll } from "../append-all.js";
 import { type ManifestDiagnostic, makeError, makeWarning } from "./diagnostics.js";
@@ -8,15 +7,11 @@ import { parseYaml } from "./load-yaml.js";
 import type { BlockBuilder, ScalarValue } from "./parse-block-yaml.js";
 import type { ManifestSource } from "./read-files.js";
 
-/** The environment prefix: `${NAME}` reads PCSYNC_VAR_NAME. */
 export const VARIABLE_ENV_PREFIX = "PCSYNC_VAR_";
 
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/**
- * The API key's environment variable (api/credentials reads it). `${PCSYNC_API_KEY}` is refused
- * whatever defines it, and no manifest value may contain the key it holds.
- */
+/** `${PCSYNC_API_KEY}` is refused whatever defines it, and no manifest value may contain the key. */
 export const API_KEY_VARIABLE = "PCSYNC_API_KEY";
 
 export interface ManifestVariable {
@@ -25,7 +20,7 @@ export interface ManifestVariable {
   origin: string;
 }
 
-/** What interpolation may read; build it with resolveVariables (or NO_VARIABLES). */
+/** Build it with resolveVariables (or NO_VARIABLES). */
 export interface ManifestVariables {
   values: ReadonlyMap<string, ManifestVariable>;
   /**
@@ -33,11 +28,10 @@ export interface ManifestVariables {
    * PCSYNC_VAR_NAME. Only the names; their values are never read.
    */
   unprefixedEnvironmentNames?: ReadonlySet<string>;
-  /** Texts no manifest value may contain, written or interpolated: the API key. */
+  /** No manifest value may contain these, written or interpolated: the API key. */
   secrets?: readonly string[];
 }
 
-/** No variables at all: every `${NAME}` without a default is an error. */
 export const NO_VARIABLES: ManifestVariables = { values: new Map() };
 
 export interface VariableAssignment {
@@ -45,13 +39,11 @@ export interface VariableAssignment {
   value: string;
 }
 
-export interface VariableInputs {
+interface VariableInputs {
   env: NodeJS.ProcessEnv;
-  /** Var files, already read, in the order given. */
   varFiles?: readonly ManifestSource[];
-  /** `--var` assignments, in the order given. */
   assignments?: readonly VariableAssignment[];
-  /** Secrets besides the environment's PCSYNC_API_KEY (the content of --api-key-file). */
+  /** Besides the environment's PCSYNC_API_KEY (the content of --api-key-file). */
   secrets?: readonly string[];
 }
 
@@ -61,7 +53,7 @@ export interface ResolvedVariables {
   warnings: ManifestDiagnostic[];
 }
 
-/** Merges the sources by precedence: environment < var files (in order) < --var (last wins). */
+/** Precedence: environment < var files (in order) < --var (last wins). */
 export function resolveVariables(inputs: VariableInputs): ResolvedVariables {
   const values = new Map<string, ManifestVariable>();
   const unprefixed = new Set<string>();
@@ -99,7 +91,6 @@ export function resolveVariables(inputs: VariableInputs): ResolvedVariables {
   };
 }
 
-/** The variables of the environment alone (no var files, no --var). */
 export function variablesFromEnvironment(env: NodeJS.ProcessEnv): ManifestVariables {
   return resolveVariables({ env }).variables;
 }
@@ -124,11 +115,10 @@ export function parseVariableAssignment(argument: string): VariableAssignment | 
 const VAR_FILE_SHAPE = "a var file is a YAML mapping of `NAME: value` lines";
 
 /**
- * Reads a var file: a YAML mapping of names to single values. A var file may hold secrets, so its
- * messages name positions and keys, never values (nor the parser's own text, which can quote them).
+ * A var file may hold secrets, so its messages name positions and keys, never values (nor the
+ * parser's own text, which can quote them).
  */
 export function parseVarFile(source: ManifestSource): {
-  /** Each variable's name and value, in the order written. */
   entries: [string, ManifestVariable][];
   errors: ManifestDiagnostic[];
   warnings: ManifestDiagnostic[];
@@ -178,15 +168,13 @@ export function parseVarFile(source: ManifestSource): {
 }
 
 /**
- * Keeps what a var file needs of what a reader reads: the document's kind, and its entries. A
- * value is the text it stands for in `${NAME}`: quoted and block values as YAML reads them,
- * unquoted numbers, booleans and nulls exactly as written (`1.50` stays `1.50`, `0x1F` stays
- * `0x1F`, an empty value is empty), since the manifest types the text where it lands. Containers
- * are their depth (0: the document); a slot is its entry's index, or -1 below the entries.
+ * A value is the text it stands for in `${NAME}`: unquoted numbers, booleans and nulls as written
+ * (`1.50` stays `1.50`), since the manifest types the text where it lands. Containers are their
+ * depth (0: the document); a slot is its entry's index, or -1 below the entries.
  */
 class VarFileBuilder implements BlockBuilder<number, number> {
   root: { kind: "map" | "seq" | "scalar"; offset: number } | undefined;
-  /** The top-level entries; `value` is undefined for a list or mapping. */
+  /** `value` is undefined for a list or mapping. */
   readonly entries: { key: string; keyOffset: number; value: string | undefined; valueOffset: number }[] = [];
 
   constructor(private readonly text: string) {}
