@@ -17,20 +17,16 @@ interface FamilyList {
   records: PluginConfigRecord[];
 }
 
-export interface ExportInput {
+interface ExportInput {
   project: string;
-  /** The families to export. */
   families: FamilyList[];
-  /**
-   * Lists of other families, read only to leave their records out of the exported lists that
-   * also show them (see family-lists.ts).
-   */
+  /** Read only to leave their records out of the exported lists that also show them (family-lists.ts). */
   otherLists?: FamilyList[];
 }
 
 /**
- * One config as a manifest writes it; key order is the order written. Every field is written, null
- * ones included: a field left out would not be managed, and a later edit of it not seen as drift.
+ * Key order is the order written. Every field is written, null ones included: a field left out
+ * would not be managed, and a later edit of it not seen as drift.
  */
 export interface ExportedConfig {
   name: string;
@@ -47,10 +43,11 @@ export interface ExportedFamily {
   configs: ExportedConfig[];
 }
 
-/** The owner mark an exported record carries (null: none), for the manifest's `owner:` (exportOwner). */
-export interface ExportedMark {
+/** For the manifest's `owner:` (exportOwner). */
+interface ExportedMark {
+  /** Null: no mark. */
   owner: string | null;
-  /** The record, as a warning names it: `"GeoIP" (id 1) in project 1 plugin_configs`. */
+  /** As a warning names it: `"GeoIP" (id 1) in project 1 plugin_configs`. */
   record: string;
 }
 
@@ -64,15 +61,13 @@ export interface ExportResult {
 interface Exportable {
   record: PluginConfigRecord;
   name: string;
-  /** Written with `id:` because its name alone would not find it. */
+  /** Its name alone would not find it. */
   pin: boolean;
 }
 
 /**
- * The records of one family that a manifest can hold, each under a name unique in the family (the
- * manifest requires it). Of records sharing a name only the lowest id is exported, pinned: giving
- * the others new names would make the exported manifest plan renames. An unnamed record gets a
- * name made from its plugin and id, pinned.
+ * Each under a name unique in the family. Of records sharing a name only the lowest id is exported,
+ * pinned: new names for the others would make the exported manifest plan renames.
  */
 function selectExportable(
   records: readonly PluginConfigRecord[],
@@ -131,9 +126,8 @@ function selectExportable(
 }
 
 /**
- * The exported names that differ only as look-alikes (Unicode normalisation: an NFD "Café" beside
- * an NFC one) are one name to a manifest, which refuses the second: the lowest id is kept, pinned
- * by id, and the others are left out with a warning, as for names that are equal.
+ * Names that differ only in Unicode normalisation are one name to a manifest, which refuses the
+ * second: as for equal names, the lowest id is kept, pinned.
  */
 function withoutLookAlikes(selected: Exportable[], family: FamilyName, warnings: string[]): Exportable[] {
   const left = new Set<Exportable>();
@@ -204,11 +198,8 @@ export function buildManifest(input: ExportInput): ExportResult {
 }
 
 /**
- * The description as pcsync shows it (description-view.ts: without an owner mark; the mark becomes
- * the manifest's `owner:`, see exportOwner). posthog-2024 shows the plugin's own
- * description where the record has none: that is a null description (compare-fields.ts reads it
- * back so), not a text anybody set. Under an owner mark (an owner's adoption keeps the text it
- * saw) the same text is stored, and exported as it is.
+ * Without an owner mark (it becomes `owner:`). posthog-2024 shows the plugin's own description where
+ * the record has none: that is a null description (compare-fields.ts reads it back so).
  */
 function exportedDescription(
   record: PluginConfigRecord,
@@ -216,7 +207,7 @@ function exportedDescription(
   warnings: string[],
 ): string | null {
   const description = descriptionText(record.description);
-  // Under an owner mark the text is stored, not shown in place of none: it is exported as it is.
+  // Under an owner mark (an adoption keeps the text it saw) the text is stored: exported as it is.
   const stored = descriptionOwner(record.description) !== null;
   if (typeof description !== "string" || (!stored && description === pluginDefaults(record).description))
     return null;
@@ -230,19 +221,13 @@ function exportedDescription(
   return trimmed;
 }
 
-// ---- the manifest's `owner:` ---------------------------------------------------------------
-// The owner whose mark every exported record carries, so that the manifest, applied back, plans
-// no changes and keeps the marks. Records with different marks (or some with none) get no
-// `owner:` and a warning that names the owners and the records.
-
 export interface ExportOwner {
-  /** The owner to write as `owner:`; undefined when the records do not share one. */
   owner?: string;
-  /** Why there is no `owner:` although records carry marks; undefined when nothing needs saying. */
+  /** Why there is no `owner:` although records carry marks. */
   warning?: string;
 }
 
-/** At most this many records are named per owner in the warning. */
+/** Per owner in a warning. */
 const NAMED_RECORDS = 10;
 
 function listRecords(records: readonly string[]): string {
@@ -251,7 +236,7 @@ function listRecords(records: readonly string[]): string {
   return more > 0 ? `${named} and ${more} more` : named;
 }
 
-/** The exported records by the owner whose mark they carry (null: none), each as the warnings name it. */
+/** By the owner whose mark they carry (null: none), each as the warnings name it. */
 function recordsByOwner(results: readonly ExportResult[]): Map<string | null, string[]> {
   const byOwner = groupBy(
     results.flatMap((result) => result.marks),
@@ -261,9 +246,8 @@ function recordsByOwner(results: readonly ExportResult[]): Map<string | null, st
 }
 
 /**
- * What a manifest that says `owner: fileOwner` (a file export -o updates) does with exported records
- * that do not all carry that owner's mark, when they share none other (exportOwner gives no owner):
- * a plan adopts the unmarked ones for it and refuses another owner's. Undefined when all carry it.
+ * For a file export -o updates that says `owner: fileOwner`, when exportOwner gives none: a plan
+ * adopts the unmarked records for it and refuses another owner's.
  */
 export function ownerWarningIn(results: readonly ExportResult[], fileOwner: string): string | undefined {
   const byOwner = recordsByOwner(results);
@@ -288,11 +272,7 @@ export function ownerWarningIn(results: readonly ExportResult[], fileOwner: stri
   return `the file says owner: ${JSON.stringify(fileOwner)}, which not every exported record carries (${parts.join("; ")}): as it is, it does not plan back to no changes. To keep each record as it is, export those projects to a manifest of their own (one per owner, each with its \`owner:\`, or none for unmarked records)`;
 }
 
-/**
- * The results as a manifest without `owner:` can hold them: it refuses a description that ends in
- * an owner mark (only pcsync writes one, under a manifest with `owner:`), so a record whose own
- * text ends in one (it carried it under another owner's mark) is left out, saying why.
- */
+/** A manifest without `owner:` refuses a description that ends in an owner mark: left out, saying why. */
 export function withoutMarkLikeTexts(results: readonly ExportResult[]): ExportResult[] {
   return results.map((result) => {
     const warnings = [...result.warnings];
@@ -310,6 +290,10 @@ export function withoutMarkLikeTexts(results: readonly ExportResult[]): ExportRe
   });
 }
 
+/**
+ * The owner whose mark every exported record carries, so that the manifest, applied back, plans no
+ * changes and keeps the marks; otherwise none, and a warning.
+ */
 export function exportOwner(results: readonly ExportResult[]): ExportOwner {
   const byOwner = recordsByOwner(results);
   const owners = [...byOwner.keys()].filter((owner): owner is string => owner !== null);

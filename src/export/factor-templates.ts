@@ -6,14 +6,13 @@ import { groupBy } from "../group-by.js";
 import { compareText } from "../manifest/compare-projects.js";
 import type { ExportedConfig, ExportedFamily, ExportResult } from "./build-manifest.js";
 
-/** A template: configs that the same projects share, per family; never pinned by `id:`. */
-export interface ExportedTemplate {
+/** Configs that the same projects share, per family; never pinned by `id:`. */
+interface ExportedTemplate {
   name: string;
   families: ExportedFamily[];
 }
 
-/** A project as the factored manifest writes it: the templates it uses, then its own configs. */
-export interface FactoredProject {
+interface FactoredProject {
   project: string;
   use: string[];
   /** Its own configs; a family whose every config comes from templates is left out. */
@@ -28,7 +27,7 @@ export interface FactoredExport {
 interface Entry {
   project: string;
   family: FamilyName;
-  /** The config with its order as the server has it, written or not. */
+  /** With its order as the server has it, written or not. */
   config: ExportedConfig & { order: number };
   /** Equal for configs with equal managed fields (order included) in the same family. */
   key: string;
@@ -46,7 +45,6 @@ function keyOf(family: FamilyName, config: ExportedConfig & { order: number }): 
   ]);
 }
 
-/** Each exported config with the order the server gives it (a list written without orders is 1, 2, ...). */
 function entriesOf(result: ExportResult): Entry[] {
   return result.families.flatMap(({ family, configs }) =>
     configs.map((config, index) => {
@@ -61,14 +59,13 @@ function byOrderThenName(a: Entry, b: Entry): number {
 }
 
 interface Group {
-  /** shared-1, shared-2, ...: named in the order templates are written and used. */
+  /** shared-1, shared-2, ...: in the order templates are written and used. */
   name: string;
   projects: string[];
   /** One entry per shared config (the first project's), by family. */
   entries: Entry[];
-  /** Where the group sorts: its lowest order per family, then its content. */
   sortKey: string;
-  /** Its lowest order per family (FAMILY_NAMES order), worked out once for the sort. */
+  /** In FAMILY_NAMES order, worked out once for the sort. */
   lowestOrders: number[];
 }
 
@@ -81,11 +78,8 @@ function compareGroups(a: Group, b: Group): number {
 }
 
 /**
- * Configs shared by the same set of (two or more) projects, with identical managed fields, become
- * one template; a project uses the templates of the sets it belongs to. A config pinned by `id:`
- * stays the project's own (an id belongs to one project). Order is a managed field like the
- * others, so a config at another position is not shared: overriding each order would be about as
- * long as writing the config out.
+ * Configs with identical managed fields, order included, shared by the same two or more projects
+ * become one template (overriding each order would be about as long as writing the config out).
  */
 export function factorTemplates(results: readonly ExportResult[]): FactoredExport {
   const entries = results.flatMap(entriesOf);
@@ -122,7 +116,6 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
   groups.sort(compareGroups);
   for (const [index, group] of groups.entries()) group.name = `shared-${index + 1}`;
 
-  // Each project's templates, in the order they are written.
   const uses = new Map<string, Group[]>(results.map((result) => [result.project, []]));
   for (const group of groups) for (const project of group.projects) uses.get(project)?.push(group);
   const own = groupBy(
@@ -173,12 +166,9 @@ interface Layout {
 }
 
 /**
- * Which project families and template families write `order:`. The loader takes the written
- * orders when every expanded config has one and the list positions when none has (a mix is an
- * error), so: a project family whose expansion (its templates in `use` order, then its own
- * configs) is not in server order at positions 1, 2, ... writes orders, and so does every template
- * it uses, and then every project using one of those, until nothing changes. Orders written are
- * the server's, the same for every project sharing a template.
+ * Which project and template families write `order:`. The loader refuses a mix of written orders and
+ * list positions, so: a project family whose expansion is not in server order at positions 1, 2, ...
+ * writes orders, and so does every template it uses, and every project using one of those.
  */
 function decideExplicitOrders(
   results: readonly ExportResult[],

@@ -1,6 +1,5 @@
-// Where an export holds the text of a registered secret (the API key). An exported manifest must
-// plan back to the state it was read from, so it is refused rather than redacted; these name the
-// record and field, never the value.
+// Where an export holds the text of a registered secret (the API key), by record and field, never the
+// value: an exported manifest must plan back to the state read, so it is refused rather than redacted.
 
 import type { PluginConfigRecord } from "../api/index.js";
 import type { FamilyName } from "../families.js";

@@ -5,10 +5,7 @@ import { InputError } from "../input-error.js";
 import type { ManifestDocument } from "../manifest/index.js";
 import { type Document, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from "../vendor/yaml.js";
 
-/**
- * The top-level keys of a manifest: the compiler holds this list to the type generated from
- * schemas/manifest.schema.json, so a key the schema gains (as `rollout:` did) cannot be missed.
- */
+/** The compiler holds this list to the schema's type, so a key the schema gains cannot be missed. */
 const MANIFEST_KEYS: ReadonlySet<string> = new Set(
   Object.keys({
     version: true,
@@ -23,7 +20,6 @@ const MANIFEST_KEYS: ReadonlySet<string> = new Set(
 
 const REMEDY = "export -o updates only a pcsync manifest (`version: 1`, `projects:`); choose a new file";
 
-/** Why the parsed file is not a manifest export may update; undefined when it is one. */
 function notAManifest(document: Document): string | undefined {
   const contents = document.contents;
   if (contents === null || (isScalar(contents) && contents.value === null)) return "it holds no YAML data";
@@ -42,10 +38,7 @@ function notAManifest(document: Document): string | undefined {
   return undefined;
 }
 
-/**
- * The existing file's text parsed, and its top-level mapping; text that is not YAML, or not a pcsync
- * manifest, is refused (export_target_invalid, exit 1).
- */
+/** Text that is not YAML, or not a pcsync manifest, is refused (export_target_invalid, exit 1). */
 export function parseManifestTarget(text: string, fileName: string): { document: Document; root: YAMLMap } {
   const document = parseDocument(text, { keepSourceTokens: true });
   if (document.errors.length > 0) {
@@ -62,10 +55,7 @@ export function parseManifestTarget(text: string, fileName: string): { document:
   });
 }
 
-/**
- * The `owner:` a manifest `-o` updates says, if it says one: interpolated (`owner: ${OWNER}`) by
- * `resolveText`, with the variables plan would use; undefined when that cannot be known.
- */
+/** Interpolated (`owner: ${OWNER}`) with the variables plan would use; undefined when unknown. */
 export function ownerOfTarget(
   text: string,
   fileName: string,

@@ -1,6 +1,5 @@
-// Writes exported manifest data: as a new file (each project written out, or with the templates
-// factor-templates.ts found), or merged into an existing manifest so that its comments, key order
-// and layout survive (yaml's Document API edits the parsed tree in place).
+// Writes exported manifest data as a new file, or merged into an existing manifest so that its
+// comments, key order and layout survive (yaml's Document API edits the parsed tree in place).
 
 import { InputError } from "../input-error.js";
 import { needsYamlEscapes, neutraliseYaml } from "../neutralise-server-text.js";
@@ -14,16 +13,15 @@ import {
 import type { FactoredExport } from "./factor-templates.js";
 import { parseManifestTarget } from "./manifest-target.js";
 
-/** Top-level keys of a fleet manifest (templates and project sets). */
 const FLEET_KEYS = ["templates", "project_sets"] as const;
 
-/** The fields export writes; an existing config's key among these that the export leaves out is removed. */
+/** An existing config's key among these that the export leaves out is removed. */
 const EXPORTED_FIELDS = ["name", "id", "plugin", "enabled", "description", "match_action", "order"] as const;
 
-/** Where an exported manifest goes: a regular file gets the exact text, anything else is printed. */
+/** A regular file gets the exact text, anything else is printed. */
 export type ExportDestination = "file" | "display";
 
-/** A new manifest of the exported projects, each written out in full, as text for `destination`. */
+/** Each project written out in full. */
 export function renderNewManifest(
   results: readonly ExportResult[],
   destination: ExportDestination = "file",
@@ -36,7 +34,6 @@ export function renderNewManifest(
   return newManifest(results, { projects }, comment, destination);
 }
 
-/** A new manifest of factored export data: `templates:`, then each project's `use:` and own configs. */
 export function renderTemplatedManifest(
   factored: FactoredExport,
   results: readonly ExportResult[],
@@ -64,10 +61,6 @@ function familyBlocks(families: readonly ExportedFamily[], settings: object = {}
   );
 }
 
-/**
- * A new manifest as text for `destination`: `version:`, the owner whose mark every record carries
- * (so that it plans back to no changes), then `contents`.
- */
 function newManifest(
   results: readonly ExportResult[],
   contents: { projects: Record<string, unknown> },
@@ -85,7 +78,6 @@ function newManifest(
   return exportText(document, destination);
 }
 
-/** The first line of an exported manifest's header comment. */
 function exportedBy(results: readonly ExportResult[]): string {
   const [only] = results;
   return results.length === 1 && only
@@ -94,10 +86,8 @@ function exportedBy(results: readonly ExportResult[]): string {
 }
 
 /**
- * The document as text for `destination`, without line folding. Printed (stdout: a terminal, a CI
- * log, a pipe; or a device or FIFO given to -o), server text that a terminal or a CI runner would
- * act on is written as YAML's own escapes (src/neutralise-server-text.ts), so that printing it
- * drives neither. A regular file gets the text as the service holds it, byte for byte.
+ * Printed (a terminal, a CI log, a device given to -o), server text that a terminal or CI runner would
+ * act on is written as YAML escapes (neutralise-server-text.ts); a file gets it byte for byte.
  */
 export function exportText(document: Document, destination: ExportDestination): string {
   if (destination === "file") return document.toString({ lineWidth: 0 });
@@ -112,16 +102,12 @@ export function exportText(document: Document, destination: ExportDestination): 
   );
 }
 
-/**
- * A value read from the server, written so that the manifest loader reads it back unchanged: `${`
- * starts a variable reference there, so a literal one is written `$${`.
- */
+/** `${` starts a variable reference in a manifest, so a literal one is written `$${`. */
 function escapeInterpolation(text: string): string {
   // A function, not a string: in a replacement string `$$` would stand for one `$`.
   return text.replaceAll("${", () => "$${");
 }
 
-/** The config as manifest text: its string fields escaped. */
 function escapeConfig(config: ExportedConfig): ExportedConfig {
   return {
     ...config,
@@ -134,19 +120,12 @@ function scalarValue(node: unknown): unknown {
   return isScalar(node) ? node.value : undefined;
 }
 
-/**
- * What a manifest text means after `${NAME}` interpolation, or undefined when it cannot be known
- * (an unset variable). Export takes it from the same variables plan would use.
- */
+/** What a manifest text means after `${NAME}` interpolation, with the variables plan would use. */
 export type ResolveText = (text: string) => string | undefined;
 
-/** Without variables, only text without references means itself. */
 const WITHOUT_VARIABLES: ResolveText = (text) => (text.includes("${") ? undefined : text);
 
-/**
- * Whether an existing value already says `value`: as written, or once interpolated (then typed like
- * `value`, as the loader would), so that `plugin: ${PLUGIN_ID}` survives an export that agrees with it.
- */
+/** As written, or once interpolated, so that `plugin: ${PLUGIN_ID}` survives an export that agrees. */
 function sameValue(node: unknown, value: unknown, resolveText: ResolveText): boolean {
   const current = scalarValue(node);
   // Text holding `${` means what it interpolates to, even when it equals the value as written.
@@ -160,7 +139,6 @@ function sameValue(node: unknown, value: unknown, resolveText: ResolveText): boo
   return false;
 }
 
-/** Updates one existing config map in place: changed values replaced, stale managed keys removed. */
 function updateConfigNode(
   node: YAMLMap,
   config: ExportedConfig,
@@ -175,7 +153,6 @@ function updateConfigNode(
   }
 }
 
-/** The mapping under `key`, created (as `initial`) when missing or not a mapping. */
 function childMap(parent: YAMLMap, key: string, document: Document, initial: object = {}): YAMLMap {
   const node = parent.get(key, true);
   if (isMap(node)) return node;
@@ -184,10 +161,7 @@ function childMap(parent: YAMLMap, key: string, document: Document, initial: obj
   return created as YAMLMap;
 }
 
-/**
- * The block of `project` under `projects`: the key written as that id, or one that interpolates to
- * it (`"${PROJECT_ID:-1}"`), which keeps its spelling. Keys that cannot be interpolated are reported.
- */
+/** A key that interpolates to the id (`"${PROJECT_ID:-1}"`) keeps its spelling. */
 function projectMap(
   projects: YAMLMap,
   project: string,
@@ -211,18 +185,15 @@ function projectMap(
   return childMap(projects, project, document);
 }
 
-export interface UpdateOptions {
-  /** Interpolates references in the existing manifest; without it, only literal text matches. */
+interface UpdateOptions {
+  /** Without it, only literal text matches. */
   resolveText?: ResolveText;
   warn?: (message: string) => void;
-  /** The owner whose mark every exported record carries (exportOwner), written when missing. */
+  /** From exportOwner, written when missing. */
   owner?: string;
 }
 
-/**
- * Gives the manifest the exported records' owner: added after `version:` when it has none; one
- * that names another owner is the user's and stays, said in a warning.
- */
+/** Added after `version:` when missing; one that names another owner is the user's and stays. */
 function setOwner(
   document: Document,
   contents: YAMLMap,
@@ -243,7 +214,7 @@ function setOwner(
     );
 }
 
-/** Merges the export of one project into an existing manifest's text, keeping comments and layout. */
+/** Keeps comments and layout. */
 export function updateManifestText(
   text: string,
   result: ExportResult,

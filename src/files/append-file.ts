@@ -1,6 +1,5 @@
-// Appending to a file that grows (a journal, the step summary): opened only if it is a regular
-// file (links to one followed, as for any output), created PRIVATE_FILE_MODE with its directory
-// synced, and set to PRIVATE_FILE_MODE if it was looser and this user may change it.
+// Appending to a file that grows (a journal, the step summary): a regular file only, private, created
+// with its directory synced.
 
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
@@ -9,11 +8,7 @@ import { outputRefused, outputUnwritable } from "./file-errors.js";
 import { describeDevice, resolveOutputTarget } from "./output-target.js";
 import { PRIVATE_FILE_MODE, syncDirectory, type WriteFileOptions } from "./write-file.js";
 
-/**
- * Opens `path` for appending. Throws InputError (`output_refused`, `output_unwritable`) for anything but a regular file (a device,
- * a FIFO, a socket, a descriptor such as /dev/stdout), for one of the run's inputs, and when the
- * system refuses.
- */
+/** Throws InputError (`output_refused`, `output_unwritable`) for anything but a regular file. */
 export async function openForAppend(
   path: string,
   options: Omit<WriteFileOptions, "mode">,
@@ -58,7 +53,7 @@ export async function openForAppend(
   }
 }
 
-/** Appends `text` to `path` durably (written, then synced), as openForAppend opens it. */
+/** Written, then synced. */
 export async function appendToFile(
   path: string,
   text: string,

@@ -5,11 +5,7 @@ import { dirname } from "node:path";
 import { describeError } from "../errors.js";
 import { InputError, isInputError } from "../input-error.js";
 
-/**
- * A file pcsync was asked to write (`-o`, the step summary, a journal) that the system refused:
- * `output_unwritable`, the reason in words, naming `path` as the user gave it. One already said
- * so is returned as it is.
- */
+/** The system refused a file pcsync was asked to write; an error already said so is returned as it is. */
 export function outputUnwritable(path: string, error: unknown): InputError {
   if (isOutputError(error)) return error;
   return new InputError(
@@ -19,20 +15,16 @@ export function outputUnwritable(path: string, error: unknown): InputError {
   );
 }
 
-/** A file pcsync was asked to write that it must not write: `output_refused`, why in words. */
 export function outputRefused(path: string, reason: string): InputError {
   return new InputError("output_refused", { path, reason });
 }
 
-/** The codes of a file pcsync was asked to write and did not. */
 const OUTPUT_CODES = ["output_unwritable", "output_refused", "output_is_input"] as const;
 
-/** Whether `error` says a file pcsync was asked to write was not written. */
 export function isOutputError(error: unknown): error is InputError<(typeof OUTPUT_CODES)[number]> {
   return isInputError(error, ...OUTPUT_CODES); // bounded-spread: three codes
 }
 
-/** What the system's refusals mean to a user, and what to do instead. */
 const FILE_ERROR_WORDS: Readonly<Record<string, string>> = {
   EACCES: "permission denied; choose a path you can write to",
   EPERM: "permission denied; choose a path you can write to",
@@ -48,7 +40,7 @@ const FILE_ERROR_WORDS: Readonly<Record<string, string>> = {
   ELOOP: "it is a loop of symbolic links; give a file name",
 };
 
-/** A file system error as a user can act on it, naming the path they gave, not a temporary one. */
+/** Naming the path the user gave, not a temporary one. */
 export function describeFileError(error: unknown, path: string): string {
   const code = (error as NodeJS.ErrnoException).code ?? "";
   if (code === "ENOENT" || code === "ENOTDIR")

@@ -1,6 +1,5 @@
-// The JSON Schemas of the files pcsync reads back (a saved plan, an apply journal's lines, a
-// rollout journal's lines) and the ajv options their validators are compiled with: shared by the
-// build, which precompiles them (scripts/build-validators.mjs), and the *-validator.ts modules.
+// The JSON Schemas of the files pcsync reads back (a saved plan, journals) and their ajv options:
+// shared by the build, which precompiles them, and the *-validator.ts modules.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,14 +15,12 @@ export const JSON_FILE_AJV_OPTIONS = {
   discriminator: true,
 } as const;
 
-/** Each schema's file under schemas/. */
 export const JSON_FILE_SCHEMAS = {
   plan: "plan.schema.json",
   journal: "journal.schema.json",
   rolloutJournal: "rollout-journal.schema.json",
 } as const;
 
-/** A schema of JSON_FILE_SCHEMAS, as parsed JSON. */
 export function readJsonFileSchema(name: keyof typeof JSON_FILE_SCHEMAS): Record<string, unknown> {
   const file = join("schemas", JSON_FILE_SCHEMAS[name]);
   const parsed: unknown = JSON.parse(readFileSync(findPackageFile(file), "utf8"));

@@ -1,8 +1,5 @@
-// What a path given for output (`-o`, a journal, the step summary) is, decided before anything is
-// written: a regular file (or none yet) is replaced atomically, following symbolic links to it; a
-// character device, a FIFO or an open descriptor (`/dev/stdout`, `/dev/fd/N`) is written through;
-// anything else is refused. Never renamed over: a device, a FIFO, a socket, a directory. An output
-// that is one of the run's own input files (by device and inode, not by path text) is refused.
+// What a path given for output is, decided before anything is written: a file to replace, a device,
+// FIFO or open descriptor to write through, or refused (also when it is one of the run's inputs).
 
 import type { Stats } from "node:fs";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
@@ -10,21 +7,20 @@ import { dirname, extname, resolve } from "node:path";
 import { InputError } from "../input-error.js";
 import { outputRefused, outputUnwritable } from "./file-errors.js";
 
-/** A file the run reads; an output may not be it. */
+/** An output may not be it. */
 export interface RunInput {
-  /** As given: absolute, or relative to the working directory. A directory stands for its *.yaml/*.yml. */
+  /** A directory stands for its *.yaml/*.yml. */
   path: string;
-  /** What it is to this run, for the message: "the manifest", "a var file (--var-file)". */
+  /** For the message: "the manifest", "a var file (--var-file)". */
   what: string;
 }
 
 export type OutputTarget =
-  /** Replaced atomically (a temporary file renamed over it); `path` is the file itself, links followed. */
+  /** Replaced atomically; `path` is the file itself, links followed. */
   | { kind: "file"; path: string; existing: Stats | undefined }
   /** Opened and written as it is, never created, renamed over or chmod-ed. */
   | { kind: "through"; path: string; device: "character device" | "FIFO" | "open descriptor" };
 
-/** "a FIFO", "an open descriptor": the thing written through, for a message. */
 export function describeDevice(device: Extract<OutputTarget, { kind: "through" }>["device"]): string {
   return device === "open descriptor" ? `an ${device}` : `a ${device}`;
 }
@@ -32,10 +28,7 @@ export function describeDevice(device: Extract<OutputTarget, { kind: "through" }
 // As Linux's own limit on links followed in one path lookup.
 const MAX_LINKS = 40;
 
-/**
- * Where writing `path` goes. Throws InputError (`output_refused`, `output_is_input`) for a
- * path pcsync must not write; errors reading the path itself become `output_unwritable`.
- */
+/** Throws InputError: `output_refused`, `output_is_input`, `output_unwritable` (reading the path). */
 export async function resolveOutputTarget(
   path: string,
   options: { cwd: string; inputs?: readonly RunInput[]; shown?: string },
@@ -121,10 +114,7 @@ async function refuseForeignLinkInSharedDirectory(
 
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml"]);
 
-/**
- * Throws `output_is_input` when `existing` (the file at `path`, or an opened output without a path)
- * is a file the run reads, or when `path` would be a manifest in a directory the run reads.
- */
+/** By device and inode, not by path text; `path` undefined: an opened output without one. */
 export async function refuseInput(
   path: string | undefined,
   existing: Stats | undefined,

@@ -1,6 +1,5 @@
-// pcsync's own files told apart by how they start (a saved plan, an apply's journal, a rollout's
-// journal), so that a command handed one of another kind says what it was given and which command
-// takes it, instead of calling the file broken or edited.
+// pcsync's own files told apart by how they start, so that a command handed one of another kind says
+// what it was given and which command takes it, instead of calling the file broken or edited.
 
 import { InputError } from "../input-error.js";
 import { asRecord } from "../plain-object.js";
@@ -8,14 +7,14 @@ import { parseJson } from "./read-json-file.js";
 
 export type PcsyncFileKind = "plan" | "journal" | "rollout_journal";
 
-/** The format names in the files (plan-file.ts and journal-format.ts hold them too; a test ties them). */
+/** plan-file.ts and journal-format.ts hold them too; a test ties them. */
 export const FILE_FORMATS = { plan: "pcsync-plan", journal: "pcsync-journal" } as const;
 
 function objectOf(text: string): Record<string, unknown> | undefined {
   return asRecord(parseJson(text).value);
 }
 
-/** Which of pcsync's files the text is: a journal by its first line, a plan by the whole document. */
+/** A journal by its first line, a plan by the whole document. */
 export function pcsyncFileKind(text: string): PcsyncFileKind | undefined {
   const end = text.indexOf("\n");
   const first = objectOf(end < 0 ? text : text.slice(0, end));
@@ -30,7 +29,7 @@ const NAMES: Record<PcsyncFileKind, string> = {
   rollout_journal: "a rollout's journal",
 };
 
-/** A rollout's journal, as far as advice needs it: how it ended, and the waves' journals not undone. */
+/** How it ended, and the waves' journals not undone. */
 function rolloutState(text: string): { ended: string | undefined; toUndo: string[] } {
   const lines = text.split("\n").map(objectOf);
   // A wave's rollback undoes every journal it wrote through (more than one when it was resumed).
@@ -46,7 +45,6 @@ function rolloutState(text: string): { ended: string | undefined; toUndo: string
   return { ended: typeof ended === "string" ? ended : undefined, toUndo: [...new Set(written)].reverse() };
 }
 
-/** What to do with a file of this kind instead. */
 function advice(kind: PcsyncFileKind, file: string, text: string): string {
   switch (kind) {
     case "plan":
@@ -70,11 +68,7 @@ function advice(kind: PcsyncFileKind, file: string, text: string): string {
   }
 }
 
-/**
- * Refuses a file that is one of pcsync's own but not the kind the command reads (plan_file_invalid
- * or journal_invalid's neighbour, wrong_file_kind, exit 1), saying what it is and what takes it.
- * Returns quietly when the text is not another kind of pcsync file: the reader's own checks go on.
- */
+/** wrong_file_kind (exit 1); quiet when the text is not another kind of pcsync file. */
 export function refuseOtherKind(text: string, file: string, wanted: PcsyncFileKind): void {
   const kind = pcsyncFileKind(text);
   if (kind === undefined || kind === wanted) return;

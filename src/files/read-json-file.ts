@@ -7,28 +7,22 @@ import { resolve } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { isObject } from "../plain-object.js";
 
-/** Why a file could not be read: absent, over the limit, or refused by the system (`reason`). */
 export type FileReadProblem =
   | { kind: "missing" }
   | { kind: "too_large"; maxBytes: number }
   | { kind: "unreadable"; reason: string; code?: string | undefined };
 
-/** Why a JSON text is not the document it should be: not JSON, or not what its schema allows. */
-export interface JsonProblem {
+interface JsonProblem {
   kind: "not_json" | "schema";
-  /** In words: the parser's reason, or the first schema error at its path (`changes[3].id must be integer`). */
+  /** The parser's reason, or the first schema error (`changes[3].id must be integer`). */
   message: string;
-  /** The path of the schema error (`changes[3].id`); "" for the document itself or for bad JSON. */
+  /** `changes[3].id`; "" for the document itself or for bad JSON. */
   path: string;
 }
 
 export type Checked<T, Problem> = { value: T; problem?: undefined } | { value?: undefined; problem: Problem };
 
-/**
- * The bytes of the file at `absolute`, at most `maxBytes` of them: a file may be a pipe or a device
- * (a var file may well be `<(command)`), and one that is no document of ours stops at the limit
- * instead of filling memory.
- */
+/** A file may be a pipe or a device (`<(command)`): one that is no document of ours stops at the limit. */
 export async function readBoundedBytes(
   absolute: string,
   maxBytes: number,
@@ -50,7 +44,6 @@ export async function readBoundedBytes(
   return { value: Buffer.concat(chunks) };
 }
 
-/** The UTF-8 text of the file at `path` (relative to `cwd`), read as readBoundedBytes does. */
 export async function readBoundedText(
   path: string,
   cwd: string,
@@ -60,7 +53,6 @@ export async function readBoundedText(
   return read.problem === undefined ? { value: read.value.toString("utf8") } : read;
 }
 
-/** `text` parsed as JSON. */
 export function parseJson(text: string): Checked<unknown, JsonProblem> {
   try {
     return { value: JSON.parse(text) as unknown };
@@ -69,10 +61,7 @@ export function parseJson(text: string): Checked<unknown, JsonProblem> {
   }
 }
 
-/**
- * `value` if `validate` (a precompiled schema validator) accepts it, else its first error in words
- * at a path a user can find in the file; `root` names the document itself (`the plan`).
- */
+/** `root` names the document itself (`the plan`). */
 export function validateJson<T>(
   value: unknown,
   validate: ValidateFunction<T>,
@@ -82,10 +71,7 @@ export function validateJson<T>(
   return { problem: describeSchemaErrors(validate.errors ?? [], root) };
 }
 
-/**
- * The first schema error in words, at a path a user can find in the file. The alternatives of a
- * union (`integer or null`) are merged.
- */
+/** The first error, at a path a user can find in the file; a union's alternatives are merged. */
 export function describeSchemaErrors(errors: readonly ErrorObject[], root: string): JsonProblem {
   const [first] = errors;
   if (!first) return { kind: "schema", message: `${root} does not match its schema`, path: "" };
@@ -131,7 +117,7 @@ function describeSchemaError(error: ErrorObject, path: string): string {
   }
 }
 
-/** A JSON pointer as a path in the file's own terms: `/changes/3/fields/plugin` → `changes[3].fields.plugin`. */
+/** `/changes/3/fields/plugin` → `changes[3].fields.plugin`. */
 export function formatJsonPath(pointer: string): string {
   if (pointer === "") return "";
   return pointer

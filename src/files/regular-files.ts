@@ -1,7 +1,5 @@
-// The files pcsync looks through a directory for (its journals, its rollout journals), by the end of
-// their names: regular files only, a link to one followed. Anything else under such a name (a FIFO,
-// a device, a directory) is passed over unread, since a FIFO would hold the read forever; a
-// directory that cannot be listed holds none.
+// pcsync's files in a directory (its journals), by the end of their names: regular files only (a FIFO
+// would hold the read forever), links followed; a directory that cannot be listed holds none.
 
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";

@@ -1,7 +1,5 @@
-// The one way pcsync writes a file (saved plans, exports, the emulator's data, metrics): to a
-// regular file atomically and durably (a temporary file beside it, fsync, rename, fsync of the
-// directory), so that a reader, a crash or a full disk never leaves half of it; through a device,
-// a FIFO or an open descriptor as they are. Where it goes is decided by resolveOutputTarget.
+// The one way pcsync writes a file: atomically and durably (temporary file, fsync, rename, fsync of the
+// directory), so that a reader, a crash or a full disk never leaves half of it; a device as it is.
 
 import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
@@ -10,24 +8,21 @@ import { basename, dirname, join } from "node:path";
 import { outputUnwritable } from "./file-errors.js";
 import { type OutputTarget, type RunInput, refuseInput, resolveOutputTarget } from "./output-target.js";
 
-/** Files that hold plan or state data (records, keys): only their owner may read them. */
+/** Plan or state data (records, keys): only its owner may read it. */
 export const PRIVATE_FILE_MODE = 0o600;
 
 export interface WriteFileOptions {
-  /** Against which a relative `path` is resolved. */
   cwd: string;
-  /** The run's own input files: the output may not be one of them. */
   inputs?: readonly RunInput[];
-  /** The file's mode once written, whatever it was before. PRIVATE_FILE_MODE unless said. */
+  /** Whatever it was before. PRIVATE_FILE_MODE unless said. */
   mode?: number;
-  /** The path as the user gave it, for messages; `path` unless said. */
+  /** The path as the user gave it, for messages. */
   shown?: string;
 }
 
 /**
- * Writes `content` to `path` (see the module comment); returns where it went, so that a message
- * can say "saved" of a file and "written to" of a device. Throws InputError (`output_*`), naming the path
- * as given, when it is refused or fails; a failed write leaves no temporary file behind.
+ * Returns where it went, so that a message can say "saved" of a file and "written to" of a device.
+ * Throws InputError (`output_*`); a failed write leaves no temporary file behind.
  */
 export async function writeFileSafely(
   path: string,
@@ -48,13 +43,13 @@ export async function writeFileSafely(
   return target;
 }
 
-/** How the name of every temporary file of `file` begins (`.NAME.`); each ends in `.tmp`. */
+/** `.NAME.`; each ends in `.tmp`. */
 export function temporaryFilePrefix(file: string): string {
   return `.${basename(file)}.`;
 }
 
-/** A temporary file's name beside `file`: `.NAME.<pid>.<random>.tmp`, never one that exists. */
-export function temporaryFileName(file: string): string {
+/** `.NAME.<pid>.<random>.tmp`, beside `file`. */
+function temporaryFileName(file: string): string {
   return join(
     dirname(file),
     `${temporaryFilePrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
@@ -95,7 +90,7 @@ async function keepOwner(handle: FileHandle, existing: Stats | undefined): Promi
   if (existing.uid !== 0 || existing.gid !== 0) await handle.chown(existing.uid, existing.gid);
 }
 
-/** Makes a rename or a new name durable. Not every file system lets a directory be synced. */
+/** Makes a rename or a new name durable, where the file system lets a directory be synced. */
 export async function syncDirectory(directory: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
