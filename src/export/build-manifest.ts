@@ -251,23 +251,20 @@ function recordsByOwner(results: readonly ExportResult[]): Map<string | null, st
  */
 export function ownerWarningIn(results: readonly ExportResult[], fileOwner: string): string | undefined {
   const byOwner = recordsByOwner(results);
+  const parts = [...byOwner.keys()]
+    .filter((owner): owner is string => owner !== null && owner !== fileOwner)
+    .sort()
+    .map(
+      (owner) =>
+        `owner ${JSON.stringify(owner)}: ${listRecords(byOwner.get(owner) ?? [])}, which a plan refuses as another owner's (exit 3)`,
+    );
   const unmarked = byOwner.get(null);
-  const others = [...byOwner.keys()].filter(
-    (owner): owner is string => owner !== null && owner !== fileOwner,
-  );
-  const parts = [
-    ...(unmarked === undefined
-      ? []
-      : [
-          `${listRecords(unmarked)} ${unmarked.length === 1 ? "carries" : "carry"} no owner mark: a plan adopts ${unmarked.length === 1 ? "it" : "them"} for owner ${JSON.stringify(fileOwner)} (marks ${unmarked.length === 1 ? "its description" : "their descriptions"})`,
-        ]),
-    ...others
-      .sort()
-      .map(
-        (owner) =>
-          `owner ${JSON.stringify(owner)}: ${listRecords(byOwner.get(owner) ?? [])}, which a plan refuses as another owner's (exit 3)`,
-      ),
-  ];
+  if (unmarked !== undefined) {
+    const one = unmarked.length === 1;
+    parts.unshift(
+      `${listRecords(unmarked)} ${one ? "carries" : "carry"} no owner mark: a plan adopts ${one ? "it" : "them"} for owner ${JSON.stringify(fileOwner)} (marks ${one ? "its description" : "their descriptions"})`,
+    );
+  }
   if (parts.length === 0) return undefined;
   return `the file says owner: ${JSON.stringify(fileOwner)}, which not every exported record carries (${parts.join("; ")}): as it is, it does not plan back to no changes. To keep each record as it is, export those projects to a manifest of their own (one per owner, each with its \`owner:\`, or none for unmarked records)`;
 }

@@ -1,6 +1,5 @@
-// The one way pcsync reads a file that may have been copied, cut or edited (a saved plan, an apply
-// journal, a rollout journal; a var file's bytes too): at most so many bytes, parsed, then checked
-// with its schema's precompiled ajv validator. The answer is the value or a problem (a JSON path).
+// The one way pcsync reads a file that may have been copied, cut or edited (a saved plan, a journal):
+// at most so many bytes, parsed, then checked with its schema's precompiled validator.
 
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";

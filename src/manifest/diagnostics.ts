@@ -43,7 +43,7 @@ export function formatDiagnostic(diagnostic: ManifestDiagnostic): string {
     diagnostic.line > 0 ? `${diagnostic.file}:${diagnostic.line}:${diagnostic.col}` : diagnostic.file;
   const label = diagnostic.severity === "warning" ? "warning: " : "";
   // One diagnostic is one line: a message never smuggles a newline into the output.
-  return `${where}: ${label}${oneLine(diagnostic.message)}`;
+  return `${where}: ${label}${diagnostic.message.replace(/\r\n|\r|\n/g, "\\n")}`;
 }
 
 export function formatGithubAnnotation(diagnostic: ManifestDiagnostic): string {
@@ -74,8 +74,4 @@ function escapeData(value: string): string {
 
 function escapeProperty(value: string): string {
   return escapeData(value).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\r\n|\r|\n/g, "\\n");
 }

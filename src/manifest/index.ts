@@ -23,7 +23,7 @@ import {
   NO_VARIABLES,
   type ResolvedVariables,
   resolveVariables,
-  type VariableAssignment,
+  type VariableInputs,
 } from "./variables.js";
 
 export { configFingerprint, familyFingerprint, manifestFingerprint } from "./asked.js";
@@ -56,16 +56,10 @@ export interface LoadResult {
   files: string[];
 }
 
-export interface LoadOptions {
-  /** Read for PCSYNC_VAR_* (the variables) and PCSYNC_API_KEY (refused in any value), nothing else. */
-  env: NodeJS.ProcessEnv;
+export interface LoadOptions extends Omit<VariableInputs, "varFiles"> {
   cwd: string;
-  /** `--var-file` paths, in the order given: each overrides the environment and the files before it. */
+  /** `--var-file` paths, in the order given. */
   varFiles?: readonly string[];
-  /** `--var NAME=VALUE` assignments, in the order given: they override everything, the last one wins. */
-  assignments?: readonly VariableAssignment[];
-  /** Secrets besides the environment's PCSYNC_API_KEY that no value may contain (a key file's key). */
-  secrets?: readonly string[];
 }
 
 /** Past this many errors per file, hostile or mangled input only adds noise. */
@@ -102,12 +96,7 @@ export async function loadVariables(options: LoadOptions): Promise<ResolvedVaria
 
 async function readAndResolveVariables(options: LoadOptions) {
   const varFiles = await readVarFiles(options.varFiles ?? [], options.cwd);
-  const resolved = resolveVariables({
-    env: options.env,
-    varFiles: varFiles.sources,
-    assignments: options.assignments ?? [],
-    secrets: options.secrets ?? [],
-  });
+  const resolved = resolveVariables({ ...options, varFiles: varFiles.sources });
   return {
     ...resolved,
     errors: [...varFiles.errors, ...resolved.errors],

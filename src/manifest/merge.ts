@@ -31,7 +31,6 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
   const conflict = ({ source }: Placed, message: string) =>
     errors.push(makeError(source.file, source, message));
 
-  // Same project + family in two files.
   const familyBlocks = files.flatMap(({ blocks }) =>
     blocks.projects.flatMap(({ project, families }) =>
       families.map(({ family, source }) => ({ project, family, source })),
@@ -44,7 +43,6 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     );
   }
 
-  // One record claimed by two configs.
   for (const [first, other] of repeats(
     files.flatMap((file) => file.idClaims),
     (claim) => String(claim.id),
@@ -56,7 +54,6 @@ export function mergeManifestFiles(files: readonly LoadedManifestFile[]): {
     );
   }
 
-  // server.base_url set differently in two files.
   const baseUrls = files.flatMap((file) => file.baseUrl ?? []).sort(comparePlaced);
   for (const [first, other] of repeats(baseUrls, () => "")) {
     if (other.value === first.value) continue;

@@ -39,7 +39,8 @@ export interface VariableAssignment {
   value: string;
 }
 
-interface VariableInputs {
+export interface VariableInputs {
+  /** Read for PCSYNC_VAR_* and PCSYNC_API_KEY (refused in any value), nothing else. */
   env: NodeJS.ProcessEnv;
   varFiles?: readonly ManifestSource[];
   assignments?: readonly VariableAssignment[];
