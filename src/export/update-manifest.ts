@@ -74,15 +74,10 @@ function newManifest(
     const use = document.getIn(["projects", project, "use"], true);
     if (isSeq(use)) use.flow = true;
   }
-  document.commentBefore = `${exportedBy(results)}${comment}`;
-  return exportText(document, destination);
-}
-
-function exportedBy(results: readonly ExportResult[]): string {
   const [only] = results;
-  return results.length === 1 && only
-    ? ` Exported by pcsync export --project ${only.project}.`
-    : ` Exported by pcsync export (${results.length} projects).`;
+  const by = results.length === 1 && only ? `--project ${only.project}` : `(${results.length} projects)`;
+  document.commentBefore = ` Exported by pcsync export ${by}.${comment}`;
+  return exportText(document, destination);
 }
 
 /**

@@ -48,21 +48,14 @@ export function temporaryFilePrefix(file: string): string {
   return `.${basename(file)}.`;
 }
 
-/** `.NAME.<pid>.<random>.tmp`, beside `file`. */
-function temporaryFileName(file: string): string {
-  return join(
-    dirname(file),
-    `${temporaryFilePrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
-  );
-}
-
 async function replaceAtomically(
   file: string,
   content: string | Uint8Array,
   mode: number,
   existing: Stats | undefined,
 ): Promise<void> {
-  const temporary = temporaryFileName(file);
+  const random = randomBytes(6).toString("hex");
+  const temporary = join(dirname(file), `${temporaryFilePrefix(file)}${process.pid}.${random}.tmp`);
   // Created afresh ("wx" does not follow a link either), private until it is complete.
   const handle = await open(temporary, "wx", PRIVATE_FILE_MODE);
   try {
