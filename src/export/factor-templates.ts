@@ -90,7 +90,7 @@ export function factorTemplates(results: readonly ExportResult[]): FactoredExpor
   const groupsBySet = new Map<string, Group>();
   const groupOfKey = new Map<string, Group>();
   for (const entry of entries) {
-    // A pinned config is no template's, even where its fields are those others share.
+    // A pinned config is no template's (an id belongs to one project), even where others share its fields.
     if (entry.config.id !== undefined || groupOfKey.has(entry.key)) continue;
     const projects = sharable.get(entry.key)?.map((shared) => shared.project) ?? [];
     if (projects.length < 2) continue;
@@ -166,9 +166,9 @@ interface Layout {
 }
 
 /**
- * Which project and template families write `order:`. The loader refuses a mix of written orders and
- * list positions, so: a project family whose expansion is not in server order at positions 1, 2, ...
- * writes orders, and so does every template it uses, and every project using one of those.
+ * Which project and template families write `order:` (the server's). The loader refuses a mix of written
+ * orders and list positions, so a project family whose expansion is not in server order at positions
+ * 1, 2, ... writes orders, and so does every template it uses, and every project using one of those.
  */
 function decideExplicitOrders(
   results: readonly ExportResult[],

@@ -41,7 +41,7 @@ export function hasUnresolvedSets(blocks: ManifestBlocks): boolean {
 
 /**
  * `visibleProjects`: what `projects: all` stands for, the project listing at plan time; undefined
- * (offline) means the projects the manifest names.
+ * (offline) means the projects the manifest names. Linear in the size of the result.
  */
 export function expandManifest(blocks: ManifestBlocks, visibleProjects?: readonly string[]): ExpandResult {
   const problems = new Problems();
