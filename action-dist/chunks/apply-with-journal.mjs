@@ -12,24 +12,22 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, stat } from "node:fs/promises";
 // dist/src/run/late-writes.js
 /**
-* The longest a run goes on sending one write after announcing it: every attempt of the retry
-* policy with its longest backoff, and for a create the settle time of its resends. A run killed
-* longer ago than this after its journal's last line sent nothing after then.
+* The longest a run goes on sending one write after announcing it: every retry with its longest
+* backoff, plus a create's settle time. A killed run sent nothing longer than this after its last line.
 */
 function longestSendMs(client) {
 	const { retries, maxDelayMs } = client.retryOptions;
 	const { requestTimeoutMs, timeScale } = client;
 	return (retries + 1) * (requestTimeoutMs + maxDelayMs) + minimumSettleTimeoutMs(requestTimeoutMs, 3, timeScale);
 }
-/** A create (or a copy, which creates): the one kind of write whose landing the state can show for good. */
+/** The one kind of write whose landing the state can show for good. */
 function isCreate(intent) {
 	return intent.op === "create" || intent.op === "copy";
 }
 /**
-* Whether `state` shows the record a create of the journal makes: one of its name and plugin in its
-* family's list, as a lost create is found (isRecordOfCreate). Once shown, no POST of it is left in flight, since the create rule sends another only once
-* the first is shown not to have made it. An update or delete shown done proves nothing of the
-* kind: an earlier attempt of it, unanswered and sent again, may still land after the one shown.
+* Whether `state` shows the record the create makes (isRecordOfCreate). Then no POST of it is left in
+* flight: the create rule resends only once a POST is shown not to have made it. An update or delete
+* shown done proves nothing: an earlier, unanswered attempt may still land after the one shown.
 */
 function createShown(intent, state) {
 	return isCreate(intent) && intent.name !== null && intent.name !== "" && state.families.some((list) => list.project === intent.project && list.family === intent.family && list.records.some((record) => isRecordOfCreate({
@@ -40,11 +38,7 @@ function createShown(intent, state) {
 function describeWrite(intent) {
 	return `${intent.op === "rearrange" ? "rearrange" : intent.name !== null ? `${intent.op} "${intent.name}"` : `${intent.op} of record ${intent.id ?? "?"}`} in project ${intent.project} ${intent.family}`;
 }
-/**
-* Until when a write of `journal`'s run may still land, by the rule of the client's timeouts (a
-* write may commit up to the proof window after the client would have given up on it); undefined
-* when that time has passed.
-*/
+/** A write may commit up to a proof window after the client would give up on it; undefined when past. */
 function lateWritesOf(journal, client, options = {}) {
 	const { which = () => true, endLine = true, now = Date.now() } = options;
 	const found = [];
@@ -82,9 +76,8 @@ function lateWritesOf(journal, client, options = {}) {
 	};
 }
 /**
-* Waits until `late.until` before the caller reads the state (what to roll back, what is left to
-* resume), saying so; a dry run only says so. Ended by the signal (Ctrl-C): nothing was changed.
-* Whether the caller is to read the state again: there were late writes, and this is no dry run.
+* Waits until `late.until` before the caller reads the state, saying so (a dry run only says so);
+* Ctrl-C cancels with nothing changed. Returns whether the caller is to read the state again.
 */
 async function waitForLateWrites(late, options) {
 	if (late === void 0) return false;
@@ -103,12 +96,7 @@ async function waitForLateWrites(late, options) {
 	}
 	return true;
 }
-/**
-* The creates of `plan` that a run killed in this directory sent and never had answered, and that
-* may still land (the journals under the default directory and `directories`, of this server,
-* written lately and held by no live run): an apply that sent them again before then would make
-* them twice.
-*/
+/** The plan's creates a run killed here sent unanswered that may still land: resent, they'd be made twice. */
 async function killedRunsCreates(client, cwd, plan, options = {}) {
 	const { now = Date.now() } = options;
 	const creates = new Set(plan.changes.flatMap((change) => change.action === "create" ? [createKey(change.project, change.family, change.name)] : []));
@@ -128,10 +116,9 @@ async function killedRunsCreates(client, cwd, plan, options = {}) {
 	return found;
 }
 /**
-* The journals of runs of this server, under the default directory and `directories`, written
-* within the longest time a write of theirs may still land, and held by no other live run (a live
-* run's writes are its own to settle; a second apply beside it is the dedupe's case). Those this
-* run holds are of its earlier part: a rollout's journals of its earlier waves, stopped or not.
+* Journals of this server written recently enough that a write may still land, held by no other live
+* run (a live run settles its own; beside it, the dedupe decides). Those this process holds are a
+* rollout's earlier waves.
 */
 async function recentKilledRuns(client, cwd, directories, now) {
 	const { requestTimeoutMs, timeScale } = client;
@@ -146,19 +133,11 @@ async function recentKilledRuns(client, cwd, directories, now) {
 	}
 	return journals;
 }
-/**
-* The creates that runs killed in this directory lately sent (recentKilledRuns): apply takes back
-* a record of theirs that the service keeps in another family's list than asked, with its own
-* (ApplyOptions.earlierCreates).
-*/
+/** For ApplyOptions.earlierCreates. */
 async function createsOfKilledRuns(client, cwd, directories) {
 	return (await recentKilledRuns(client, cwd, directories, Date.now())).flatMap(createsSentBy);
 }
-/**
-* Waits, as `waitForLateWrites` does, for the creates of `plan` that a run killed in this directory
-* may still land (killedRunsCreates): whether it waited, so that the caller plans again from what
-* it reads then (a dry run only says so, and does not wait).
-*/
+/** waitForLateWrites for killedRunsCreates: whether it waited, so that the caller plans again. */
 async function waitForKilledRunsCreates(client, cwd, plan, options) {
 	const { directories = [], ...wait } = options;
 	return await waitForLateWrites(await killedRunsCreates(client, cwd, plan, { directories }), {
@@ -180,11 +159,10 @@ function defaultJournalPath(now, label) {
 	const labelled = label === void 0 ? "" : `-${label}`;
 	return join(DEFAULT_JOURNAL_DIR, `${now.toISOString().replace(/:/g, "-")}-${suffix}${labelled}.jsonl`);
 }
-/** The saved-plan document's hash: what ties a journal to the plan it applied. */
+/** What ties a journal to the plan it applied. */
 function fingerprintPlan(plan) {
 	return createHash("sha256").update(serializePlan(plan)).digest("hex");
 }
-/** The manifest files a plan's changes come from (`source` is `file:line`). */
 function manifestsOf(plan) {
 	const files = /* @__PURE__ */ new Set();
 	for (const item of [...plan.changes, ...plan.reorders]) {
@@ -213,7 +191,7 @@ var ApplyJournal = class ApplyJournal {
 		this.#seq = lastSeq;
 		for (const { project, records } of current.families) for (const record of records) this.#images.set(projectRecordKey(project, record.id), imageOf(record));
 	}
-	/** Creates the journal of a new run and writes its header (on disk before anything else). */
+	/** The header is on disk before anything else. */
 	static async start(path, files, start, current) {
 		await makeDefaultDirectory(path, files.cwd);
 		const file = await JournalFile.openForAppend(path, {
@@ -244,7 +222,6 @@ var ApplyJournal = class ApplyJournal {
 		await file.sync();
 		return journal;
 	}
-	/** Appends to the journal of an interrupted run, which this one finishes. */
 	static async resume(journal, files, current) {
 		const file = await JournalFile.openForAppend(journal.path, {
 			fresh: false,
@@ -305,7 +282,6 @@ var ApplyJournal = class ApplyJournal {
 		}
 		this.#append(entry);
 	}
-	/** Writes the run's end with its summary, and closes the journal (everything on disk). */
 	async finish(report) {
 		if (report !== void 0) {
 			const { done, failed, skipped, unknown, interrupted, mayLandUntil } = report;
@@ -328,7 +304,6 @@ var ApplyJournal = class ApplyJournal {
 };
 // dist/src/apply/outcomes.js
 const NOT_STARTED = "not started: the run was interrupted";
-/** A reorder the interrupt came before: skipped, as not started. */
 const REORDER_NOT_STARTED = {
 	status: "skipped",
 	message: NOT_STARTED,
@@ -352,10 +327,6 @@ function outcomeOf(change, status, message) {
 		...message === void 0 ? {} : { message }
 	};
 }
-/**
-* The outcome of a write that threw: unknown when it may have been applied, skipped when the run
-* was interrupted before it was sent, failed otherwise.
-*/
 function outcomeOfError(change, error) {
 	if (isRequestError(error) && error.outcomeUnknown) return outcomeOf(change, "unknown", `${error.message}; it may or may not have been applied: run \`pcsync plan\` to see`);
 	if (isRequestError(error, "request_aborted")) return notStartedOutcome(change);
@@ -363,9 +334,8 @@ function outcomeOfError(change, error) {
 }
 // dist/src/apply/reorder.js
 /**
-* Whether a rearrange keyed by config id is harmless on every server profile: posthog-2024 reads
-* the keys as plugin ids, so it is used only when no key can name a plugin of the project's
-* records (which requires having read lists that show them all).
+* posthog-2024 reads rearrange's keys as plugin ids: it is used only when no key can name a plugin of
+* the project's records (read from lists that show them all).
 */
 function rearrangeIsSafe(reorder, plan, current) {
 	const lists = current.families.filter((item) => item.project === reorder.project);
@@ -446,13 +416,11 @@ async function applyReorder(writer, reorder, plan, current, probe) {
 	};
 }
 // dist/src/apply/write-and-verify.js
-/** What a create or update sends: the fields it sets, its description with the owner mark if any. */
 function bodyOf(change) {
 	const body = {};
 	for (const [field, fieldChange] of Object.entries(change.fields)) if (fieldChange) body[field] = fieldChange.to;
 	return markedBody(change, body);
 }
-/** Why the server's answer to a write is not what was written; undefined when it is. */
 function writeProblem(change, record) {
 	const wrong = mismatchedFields(change, record);
 	return wrong.length > 0 ? mismatchMessage(change, record, wrong) : markProblem(change, record);
@@ -509,10 +477,7 @@ async function applyUpdate(writer, change) {
 		return outcomeOfError(change, error);
 	}
 }
-/**
-* Deletes by PATCH `deleted: true`: on every profile that removes the record from the family's
-* list, where DELETE on posthog-2024 servers only disables it.
-*/
+/** By PATCH `deleted: true`, which unlists the record everywhere; posthog-2024's DELETE only disables it. */
 async function applyDelete(writer, change) {
 	if (change.id === null) return outcomeOf(change, "failed", "internal: delete without an id");
 	const { project, family, id, name } = change;
@@ -532,10 +497,7 @@ function lost(change, winner, written) {
 		ownerLost: { winner }
 	};
 }
-/**
-* Before the write: the record's owner now. A claim of a record another owner holds since the
-* plan is lost before it is sent (undefined: go on and write).
-*/
+/** Undefined: go on and write. */
 async function checkBeforeClaim(client, change) {
 	if (change.id === null || change.mark === void 0) return void 0;
 	const owner = await ownerNow(client, change, change.id);
@@ -543,10 +505,7 @@ async function checkBeforeClaim(client, change) {
 	if (owner === change.mark.from || owner === change.mark.owner) return void 0;
 	return lost(change, owner, false);
 }
-/**
-* After the write: waits out the window (at least as long as the write took from the check before
-* it, so a rival as slow still lands), reads the record, and says whether this owner's mark won.
-*/
+/** The window is at least twice what the write took from the check, so a rival as slow still lands. */
 async function confirmClaim(client, change, tookMs) {
 	if (change.id === null || change.mark === void 0) return outcomeOf(change, "done");
 	await new Promise((done) => setTimeout(done, Math.max(CLAIM_WINDOW_MS, 2 * tookMs)));
@@ -554,7 +513,6 @@ async function confirmClaim(client, change, tookMs) {
 	if (typeof owner === "object" && owner !== null) return outcomeOf(change, "unknown", `written, but the record could not be read again to confirm that this owner's mark won: ${owner.error}; run \`pcsync plan\` to see`);
 	return owner === change.mark.owner ? outcomeOf(change, "done") : lost(change, owner, true);
 }
-/** The owner whose mark the record carries now (null: none), or why it could not be read. */
 async function ownerNow(client, change, id) {
 	try {
 		return readMark((await getConfig(client, change.project, change.family, id)).description).owner;
@@ -589,16 +547,12 @@ async function applyPlan(client, plan, current, options) {
 		...throttledUntil(client)
 	};
 }
-/**
-* Until when an update or delete this run sent, which went unanswered and was sent again, may still
-* be applied: the proof window of a create's POST, from the last such give-up (proof-window.ts).
-*/
+/** An update or delete sent again after no answer may still land for a proof window from the give-up. */
 function mayLandUntil(client, since) {
 	const at = client.stats.lastUnansweredWriteAt;
 	if (at === void 0 || at < since) return {};
 	return { mayLandUntil: new Date(at + settleWindowMs(client.requestTimeoutMs, client.timeScale)) };
 }
-/** Until when the service throttled the key beyond the client's longest wait, if it still does. */
 function throttledUntil(client) {
 	const until = client.stats.throttledUntil;
 	return until === void 0 || until <= client.now() ? {} : { throttledUntil: new Date(until) };
@@ -678,9 +632,8 @@ async function applyFamily(writer, work, run) {
 	return outcomes;
 }
 /**
-* The lists that also show the family's records (familiesListing), each with its ids before the
-* family's creates: from the plan's read where it read that list, else read now (one request). A
-* list that cannot be read is left out: the creates are settled as before, by their family alone.
+* The lists that also show the family's records, with their ids before its creates (the plan's read,
+* else read now). One that cannot be read is left out: the creates are settled by their family alone.
 */
 async function listsShowingFamily(client, project, family, current) {
 	const lists = [];
@@ -698,7 +651,7 @@ async function listsShowingFamily(client, project, family, current) {
 	}
 	return lists;
 }
-/** One unit per project + family with changes or a reorder, in the order first met in the plan. */
+/** In the order first met in the plan. */
 function groupWork(plan) {
 	const changes = groupBy(plan.changes, (change) => familyKey(change.project, change.family));
 	const reorders = new Map(plan.reorders.map((reorder) => [familyKey(reorder.project, reorder.family), reorder]));
@@ -769,11 +722,7 @@ async function applyWithJournal(client, plan, state, options) {
 		await ownLock?.release();
 	}
 }
-/**
-* The creates that the run this one resumes, or runs killed here lately, sent, where the plan
-* creates in a family whose records another family's list may show (the records of those creates
-* can be kept there: apply-plan.ts, ApplyOptions.earlierCreates).
-*/
+/** ApplyOptions.earlierCreates, where a create's record may be kept in another family's list. */
 async function earlierCreatesBefore(client, plan, options, journalPath) {
 	if (!plan.changes.some((change) => change.action === "create" && familiesListing(change.family).length > 0)) return [];
 	if (options.resumed) return createsSentBy(options.resumed);

@@ -9,7 +9,7 @@ import { c as lateWritesOf, i as fingerprintPlan, l as waitForKilledRunsCreates,
 import { S as showsChange, a as showsPluginText, d as holdsNoRun, h as tornLineNote, i as replayJournal, l as checkJournalServer, n as learnPluginTexts, o as DEFAULT_JOURNAL_DIR, p as readJournal, r as recordsOfLostCreate, u as findJournalOfPlan, v as isRecordOfCreate, y as markProblem } from "./replay-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
 import { i as refuseUnanswerable, r as confirmChanges, t as withInterruptWatch } from "./interrupt.mjs";
-import { n as describeJournalNext, t as applyJournaled } from "./journal-run.mjs";
+import { n as describeJournalNext, r as journalPathOf, t as applyJournaled } from "./journal-run.mjs";
 import { dirname, resolve } from "node:path";
 import { rm } from "node:fs/promises";
 // dist/src/rollout/rollout-flags.js
@@ -80,7 +80,6 @@ async function applyPlanRun(client, input, steps, io) {
 		report: await steps.apply(plan, state, made.desired)
 	};
 }
-/** The plan that stands: resumed, a saved one checked against the state now, or made from the manifest. */
 async function makePlan(client, source, reread, io) {
 	if (source.from === "manifest") return planManifest(client, source.desired, source.scope, source.settings, io);
 	if (source.resumed !== void 0) return source.resumed;
@@ -91,10 +90,7 @@ async function makePlan(client, source, reread, io) {
 	});
 }
 // dist/src/journal/resume-plan.js
-/**
-* Whether the record shows, in every field, what it was before the run or what the run left; an
-* empty name or description as the plugin's own text where the server shows that for one.
-*/
+/** Whether every field shows its value before the run or what the run left. */
 function onlyTheRunChanged(touched, record) {
 	return WRITABLE_FIELDS.every((field) => {
 		return [...touched.after.get(field) ?? [], touched.before?.[field] ?? null].some((value) => showsStored(field, value, record) || showsPluginText(touched, field, value, record));
@@ -179,10 +175,6 @@ function planResume(plan, replay, current) {
 	};
 }
 // dist/src/run/resume-run.js
-/**
-* Holds the interrupted apply's journal from before it is read, and works out what is left of the
-* plan. `onNote` is told each line worth saying (a torn line, where the resume starts).
-*/
 async function startResume(client, input, onNote) {
 	const { saved, cwd } = input;
 	const fingerprint = fingerprintPlan(saved);
@@ -218,11 +210,6 @@ async function startResume(client, input, onNote) {
 		throw error;
 	}
 }
-/**
-* Reads the journal at `path` (held), checks that it is of this plan and server, and works out
-* from it and the state read again what the run already did (planResume). The state with the
-* run's own writes taken out must still be the one the plan was made from.
-*/
 async function resumeSavedPlan(client, input, path, fingerprint, onNote) {
 	const { saved, planFile } = input;
 	checkPlanServer(saved, planFile, client);
@@ -266,11 +253,7 @@ async function resumeSavedPlan(client, input, path, fingerprint, onNote) {
 		done
 	};
 }
-/**
-* A resumed apply that finds nothing left to do still ends its journal: the resume and an end line
-* (nothing done) say that the plan was finished, so the journal no longer reads as cut short.
-* Gives the journal's path.
-*/
+/** A resume with nothing left still ends the journal, which no longer reads as cut short; gives its path. */
 async function endResumedJournal(resumed, state, files) {
 	const journal = await ApplyJournal.resume(resumed, files, state);
 	await journal.finish({
@@ -283,7 +266,6 @@ async function endResumedJournal(resumed, state, files) {
 	return journal.path;
 }
 // dist/src/cli/commands/apply.js
-/** How the re-reads before an apply go: the flags' concurrency, and a progress line on a terminal. */
 function rereadOptions(flags, io) {
 	const progress = createProgress(io);
 	return {
@@ -365,7 +347,7 @@ Examples:
 			if (flags.resume && saved !== void 0 && flags.plan !== void 0) resume = await startResume(client, {
 				saved,
 				planFile: flags.plan,
-				journal: typeof flags.journal === "string" ? flags.journal : void 0,
+				journal: journalPathOf(flags),
 				cwd: io.cwd,
 				reread: rereadOptions(flags, io)
 			}, (line) => io.stderr.write(`${line}\n`));

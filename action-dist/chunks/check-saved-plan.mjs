@@ -8,7 +8,6 @@ import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file
 function describeOwner(owner) {
 	return owner === null ? "no owner mark" : `the mark of owner "${owner}"`;
 }
-/** Why the plan breaks the owner rules on `current`; empty when it keeps them. */
 function findOwnerProblems(plan, current) {
 	const problems = [];
 	const owner = plan.owner;
@@ -54,7 +53,6 @@ function ownerProblem(plan, change, records) {
 	if (found !== null && plan.takeover !== true) return `it carries ${describeOwner(found)}: taking it over needs a plan made with --takeover`;
 }
 // dist/src/plan/check-plan-integrity.js
-/** Reasons the plan cannot be trusted as the planner made it; empty when it holds together. */
 function findPlanInconsistencies(plan) {
 	const problems = [];
 	if (plan.server === void 0 || plan.server === "") problems.push("it names no server it was made against (`server`)");
@@ -115,17 +113,12 @@ function findPlanInconsistencies(plan) {
 	return problems;
 }
 // dist/src/plan/plan-validator.js
-/** The plan validator; a literal import, so that the action's bundle holds the generated module. */
 const getPlanValidator = await precompiledValidator(import("./plan-validator.generated.mjs"), "the plan file validator", import.meta.url, async () => {
 	const { Ajv } = await import("./ajv2.mjs").then((m) => /* @__PURE__ */ __toESM(m.default, 1));
 	return () => new Ajv(JSON_FILE_AJV_OPTIONS).compile(readJsonFileSchema("plan"));
 });
 // dist/src/plan/recompute-guards.js
-/**
-* The guards the plan's deletes and updates violate against `current`, and the deletes that are not
-* the family's to make. `current` holds the whole list of each family the plan deletes from or
-* updates, and the lists its list also shows.
-*/
+/** `current` holds the whole list of each family the plan deletes from or updates, and those it shows. */
 function recomputeGuards(plan, current, options) {
 	const guards = [];
 	const reasons = [];
@@ -164,7 +157,6 @@ function recomputeGuards(plan, current, options) {
 		reasons
 	};
 }
-/** The families whose guards a plan must pass again at apply time: those it deletes from or updates. */
 function guardedFamilies(plan) {
 	const guarded = plan.changes.filter((change) => change.action === "delete" || countsAsUpdate(change));
 	return familiesTouchedBy({
@@ -173,7 +165,6 @@ function guardedFamilies(plan) {
 	});
 }
 // dist/src/apply/check-saved-plan.js
-/** Reads a plan saved by `pcsync plan --out`; `path` is relative to `cwd`. */
 async function readSavedPlan(path, cwd) {
 	const plan = await readPlanFile(path, cwd, getPlanValidator());
 	const problems = findPlanInconsistencies(plan);
@@ -183,7 +174,6 @@ async function readSavedPlan(path, cwd) {
 	});
 	return plan;
 }
-/** Re-reads what a saved plan touches and refuses it if the world moved since it was made. */
 async function checkSavedPlan(plan, path, client, options) {
 	checkPlanServer(plan, path, client);
 	const current = await readStateForPlan(plan, client, options);
@@ -203,17 +193,13 @@ async function checkSavedPlan(plan, path, client, options) {
 		current
 	};
 }
-/**
-* Re-reads what an approved plan touches: the answer may come minutes after the plan was shown,
-* and the plan is applied only if it still describes the service.
-*/
+/** The answer may come minutes after the plan was shown: it is applied only if it still holds. */
 async function checkApprovedPlan(plan, client, options) {
 	const current = await readStateForPlan(plan, client, options);
 	const reasons = findPlanProblems(plan, current);
 	if (reasons.length > 0) throw new RefusedError("changed_while_asking", { reasons });
 	return current;
 }
-/** Reads the lists a plan touches: the state it is checked against and applied to. */
 async function readStateForPlan(plan, client, options) {
 	const deleting = new Set((options.noGuards === true ? plan.changes.filter((change) => change.action === "delete") : guardedFamilies(plan)).map((ref) => familyKey(ref.project, ref.family)));
 	const refs = listsToRead([...familiesTouchedBy(plan).map((ref) => ({
@@ -244,11 +230,9 @@ async function readStateForPlan(plan, client, options) {
 	if (more.length === 0) return read;
 	return { families: [...read.families, ...(await readCurrentState(client, more, options)).families] };
 }
-/** Why a plan no longer describes `current`: what changed, and owner marks it would now cross. */
 function findPlanProblems(plan, current) {
 	return [.../* @__PURE__ */ new Set([...findStaleness(plan, current), ...findOwnerProblems(plan, current)])];
 }
-/** A saved plan made against another server than the one given. */
 function checkPlanServer(plan, path, client) {
 	if (plan.server !== client.base.display) throw new RefusedError("plan_server_mismatch", {
 		file: path,

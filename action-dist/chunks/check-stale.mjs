@@ -2,7 +2,6 @@
 import { W as lookAlikeKey, dt as familyKey, mt as ofFamily } from "./common-manifest.mjs";
 import { Gt as fingerprintRecord, Qt as isAnotherFamilysConfig, Wt as fingerprintMembership, Zt as idsOfOtherFamiliesIn, nn as showsOtherFamiliesOf, qt as recordKey } from "./common-service.mjs";
 // dist/src/plan/check-stale.js
-/** The families `apply --plan` must re-read: those with a change or a reorder, each once. */
 function familiesTouchedBy(plan) {
 	const refs = /* @__PURE__ */ new Map();
 	for (const item of [...plan.changes, ...plan.reorders]) refs.set(familyKey(item.project, item.family), {
@@ -11,7 +10,6 @@ function familiesTouchedBy(plan) {
 	});
 	return [...refs.values()];
 }
-/** Human-readable reasons the plan is stale; empty when it is not. */
 function findStaleness(plan, current) {
 	const reasons = [];
 	const listOf = (project, family) => current.families.find(ofFamily(project, family))?.records;
@@ -58,10 +56,8 @@ function findStaleness(plan, current) {
 	return reasons;
 }
 /**
-* Whether a family's list holds the records it held when the plan was made: all of them, or, where
-* the plan knew which were another family's (`ownMembership`) and the lists read now tell it
-* again, its own. A frontend app made or deleted since (posthog-2024 lists them in plugin_configs)
-* leaves a plan that prunes or reorders plugin_configs standing; a plugin config does not.
+* Whether the list holds the records it held when planned: all, or its own (`ownMembership`) where
+* the lists tell them apart, so a frontend app made since leaves a plugin_configs plan standing.
 */
 function sameMembership(current, report, records) {
 	if (fingerprintMembership(records) === report.membership) return true;

@@ -28,11 +28,10 @@ const FAMILY_NAMES = FAMILIES.map((family) => family.name);
 function isFamilyName(value) {
 	return FAMILY_NAMES.includes(value);
 }
-/** Whether an entry (a plan's change, reorder or report, a list read) is of that family of that project. */
 function ofFamily(project, family) {
 	return (entry) => entry.project === project && entry.family === family;
 }
-/** The Map key of a family of a project; unambiguous, as no family name holds a NUL. */
+/** Unambiguous, as no family name holds a NUL. */
 function familyKey(project, family) {
 	return `${project}\u0000${family}`;
 }
@@ -41,7 +40,7 @@ function getFamily(name) {
 	if (!family) throw new Error(`unknown family ${name}`);
 	return family;
 }
-/** The record fields a client may write; the only ones a reconciler compares. */
+/** The only fields a reconciler compares. */
 const WRITABLE_FIELDS = [
 	"plugin",
 	"enabled",
@@ -52,11 +51,7 @@ const WRITABLE_FIELDS = [
 	"match_action"
 ];
 // dist/src/files/read-json-file.js
-/**
-* The bytes of the file at `absolute`, at most `maxBytes` of them: a file may be a pipe or a device
-* (a var file may well be `<(command)`), and one that is no document of ours stops at the limit
-* instead of filling memory.
-*/
+/** A file may be a pipe or a device (`<(command)`): one that is no document of ours stops at the limit. */
 async function readBoundedBytes(absolute, maxBytes) {
 	const chunks = [];
 	let size = 0;
@@ -81,12 +76,10 @@ async function readBoundedBytes(absolute, maxBytes) {
 	}
 	return { value: Buffer.concat(chunks) };
 }
-/** The UTF-8 text of the file at `path` (relative to `cwd`), read as readBoundedBytes does. */
 async function readBoundedText(path, cwd, maxBytes) {
 	const read = await readBoundedBytes(resolve(cwd, path), maxBytes);
 	return read.problem === void 0 ? { value: read.value.toString("utf8") } : read;
 }
-/** `text` parsed as JSON. */
 function parseJson(text) {
 	try {
 		return { value: JSON.parse(text) };
@@ -98,18 +91,12 @@ function parseJson(text) {
 		} };
 	}
 }
-/**
-* `value` if `validate` (a precompiled schema validator) accepts it, else its first error in words
-* at a path a user can find in the file; `root` names the document itself (`the plan`).
-*/
+/** `root` names the document itself (`the plan`). */
 function validateJson(value, validate, root) {
 	if (validate(value)) return { value };
 	return { problem: describeSchemaErrors(validate.errors ?? [], root) };
 }
-/**
-* The first schema error in words, at a path a user can find in the file. The alternatives of a
-* union (`integer or null`) are merged.
-*/
+/** The first error, at a path a user can find in the file; a union's alternatives are merged. */
 function describeSchemaErrors(errors, root) {
 	const [first] = errors;
 	if (!first) return {
@@ -151,7 +138,7 @@ function describeSchemaError(error, path) {
 		}
 	}
 }
-/** A JSON pointer as a path in the file's own terms: `/changes/3/fields/plugin` → `changes[3].fields.plugin`. */
+/** `/changes/3/fields/plugin` → `changes[3].fields.plugin`. */
 function formatJsonPath(pointer) {
 	if (pointer === "") return "";
 	return pointer.split("/").slice(1).map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~")).reduce((path, segment, index) => {
@@ -164,7 +151,6 @@ function formatJsonPath(pointer) {
 /** The service's limit on `description`. */
 const DESCRIPTION_MAX_LENGTH = 1e3;
 const MARK_SEPARATOR = "\n\n";
-/** How every mark starts: a text without it carries none. */
 const MARK_START = "[pcsync owner=";
 const MARK_AT_END = /(^|\n\n)\[pcsync owner=([A-Za-z0-9_.-]{1,40})\]$/;
 const LEADING_SPACE = /^[\s\u001c-\u001f\u0085]/;
@@ -174,16 +160,11 @@ function markOf(owner) {
 function needsQuotes(text) {
 	return text === "" || LEADING_SPACE.test(text) || text.startsWith("\"");
 }
-/** The description to send for `text` under `owner`'s mark. */
 function writeMark(text, owner) {
 	if (text === null) return markOf(owner);
 	return `${needsQuotes(text) ? JSON.stringify(text) : text}${MARK_SEPARATOR}${markOf(owner)}`;
 }
-/**
-* The owner and the user's text of a description the service holds. A description without a
-* well-formed mark is all text, unowned: a quoted text that does not parse back, or would not have
-* been quoted, is no mark pcsync wrote.
-*/
+/** A quoted text that does not parse back, or would not have been quoted, is no mark pcsync wrote. */
 function readMark(description) {
 	if (typeof description !== "string") return {
 		owner: null,
@@ -221,51 +202,41 @@ function parseQuoted(body) {
 	const { value } = parseJson(body);
 	return typeof value === "string" ? value : void 0;
 }
-/** Whether a text, written without an owner, would read as carrying a mark. */
 function looksMarked(text) {
 	return readMark(text).owner !== null;
 }
-/** How long the description sent for `text` under `owner` is, in characters as the service counts them. */
+/** In characters as the service counts them. */
 function markedLength(text, owner) {
 	return [...writeMark(text, owner)].length;
 }
 // dist/src/trim-as-service.js
 /**
-* What Python's `str.strip()` with no argument strips: the characters `str.isspace()` accepts
-* (Unicode White_Space, bidirectional classes WS/B/S, and the C0 separators U+001C-U+001F).
-* Not JavaScript's `\s`: that takes U+FEFF and leaves U+001C-U+001F and U+0085.
+* What `str.isspace()` accepts (White_Space, bidi classes WS/B/S, U+001C-U+001F). Not JavaScript's
+* `\s`: that takes U+FEFF and leaves U+001C-U+001F and U+0085.
 */
 const PYTHON_WHITE_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const LEADING = new RegExp(`^[${PYTHON_WHITE_SPACE}]+`);
 const TRAILING = new RegExp(`[${PYTHON_WHITE_SPACE}]+$`);
-/** The fields the service trims. */
 const TRIMMED_FIELDS = ["name", "description"];
 function isTrimmedField(field) {
 	return TRIMMED_FIELDS.includes(field);
 }
-/** `text` as a trimming service stores it: Python's `text.strip()`. */
 function trimAsService(text) {
 	return text.replace(LEADING, "").replace(TRAILING, "");
 }
-/** The white space a trimming service would strip from `text`, at each end ("" where none). */
 function surroundingWhiteSpace(text) {
 	return {
 		leading: LEADING.exec(text)?.[0] ?? "",
 		trailing: TRAILING.exec(text)?.[0] ?? ""
 	};
 }
-/**
-* Whether a record showing `shown` holds the text `written`: as sent (a service that keeps it) or
-* as a trimming service stores it.
-*/
+/** As sent (a service that keeps it) or as a trimming service stores it. */
 function showsText(written, shown) {
 	return shown === written || shown === trimAsService(written);
 }
-/** One character as `U+XXXX`, for messages about characters a reader cannot see. */
 function codePointLabel(character) {
 	return `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
-/** Why `text` cannot be sent as written, and what to write instead; undefined when it can. */
 function describeUntrimmed(field, text) {
 	const { leading, trailing } = surroundingWhiteSpace(text);
 	if (leading === "" && trailing === "") return void 0;
@@ -276,23 +247,17 @@ function describeUntrimmed(field, text) {
 	return `${field} ${where} with white space (${found}); the service trims the ends of name and description, so it would store ${shown} and every plan would show a change: ${stored === "" ? field === "name" ? "give it a name" : "write `description: null`, or leave it out" : `write ${shown}`}${/[\n\r]$/.test(text) ? " (a `|` or `>` block keeps its last line break: write `|-` or `>-`)" : ""}`;
 }
 // dist/src/record-name.js
-/**
-* Names that look the same to a reader: equal once trimmed as the service trims and put in
-* Unicode normalisation form C (an NFD "café" and an NFC "café" are one look-alike key).
-*/
+/** Trimmed as the service trims, in NFC: an NFD "café" and an NFC "café" are one key. */
 function lookAlikeKey(name) {
 	return trimAsService(name).normalize("NFC");
 }
-/** Whether two names are one name to the identity rule; a record with no name looks like none. */
+/** A record with no name looks like none. */
 function sameName(a, b) {
 	return a !== null && b !== null && lookAlikeKey(a) === lookAlikeKey(b);
 }
-/** The longest name a manifest's schema takes (schemas/manifest.schema.json), in characters. */
+/** As schemas/manifest.schema.json, in characters. */
 const MAX_NAME_LENGTH = 400;
-/**
-* The first C0 control character or DEL in `text` (a manifest's names are one line of printable
-* text), as messages name it: `U+0009 at character 4`; undefined when there is none.
-*/
+/** The first C0 control character or DEL, as messages name it: `U+0009 at character 4`. */
 function controlCharacterIn(text) {
 	const characters = [...text];
 	const index = characters.findIndex((character) => {
@@ -302,10 +267,7 @@ function controlCharacterIn(text) {
 	if (index < 0) return void 0;
 	return `${codePointLabel(characters[index] ?? "")} at character ${index + 1}`;
 }
-/**
-* Why a manifest cannot hold `name` as a config's name (the schema's rule: not empty, no control
-* character), in words for a warning; undefined when it can.
-*/
+/** Why a manifest's schema cannot hold `name` as a config's name, in words for a warning. */
 function unmanifestableName(name) {
 	if (name === "") return "is empty";
 	const length = [...name].length;
@@ -313,26 +275,20 @@ function unmanifestableName(name) {
 	const control = controlCharacterIn(name);
 	return control === void 0 ? void 0 : `holds a control character (${control})`;
 }
-/** How two different names that share a look-alike key differ, in words for the plan. */
 function describeLookAlike(from, to) {
 	return trimAsService(from) === trimAsService(to) ? "white space" : "Unicode normalisation";
 }
 /**
-* A glob over record names, as the identity rule sees them: the glob matches a name when it spells
-* a look-alike of it: some text the glob spells is, once trimmed at its ends as the service trims,
-* canonically equivalent (NFC/NFD) to the name so trimmed. So `Billing` matches `Billing ` and an
-* NFD `café` matches an NFC one; `*` alone matches every name, and a record with no name (which
-* is matched as the empty name). Only `*` is special; nothing in a pattern can make it throw.
+* Matches a name when some text it spells is a look-alike of it: `Billing` matches `Billing `, an NFD
+* `café` an NFC one, and `*` every name, a null one too. Only `*` is special; no pattern can throw.
 * (Left out: combining marks that canonical ordering would move across the edge of a star's text.)
-*
-* Matching is a set-of-states walk over the pattern (no regular expression, no backtracking):
-* linear in the name for each pattern position, whatever the pattern holds.
+* A set-of-states walk, no backtracking: linear in the name for each pattern position.
 */
 function compileNameGlob(pattern) {
 	const matches = compileTokens(pattern);
 	return (name) => matches(comparable(name));
 }
-/** The glob as a test of a name already made `comparable`. */
+/** Tests a name already made `comparable`. */
 function compileTokens(pattern) {
 	const tokens = globTokens(pattern);
 	let startReach = 0;
@@ -365,7 +321,7 @@ function compileTokens(pattern) {
 		return false;
 	};
 }
-/** A test for names matching any of `patterns`; no pattern matches nothing. */
+/** No pattern matches nothing. */
 function matchesAnyGlob(patterns) {
 	if (patterns.length === 0) return () => false;
 	const globs = patterns.map(compileTokens);
@@ -375,10 +331,7 @@ function matchesAnyGlob(patterns) {
 	};
 }
 const STAR = Symbol("*");
-/**
-* The pattern as a list of code points (canonically decomposed, so that an `e` of the pattern
-* followed by `*` can spell the `é` of a name) and stars; a run of stars is one star.
-*/
+/** Code points, decomposed so that a pattern's `e*` can spell a name's `é`, and stars (a run is one). */
 function globTokens(pattern) {
 	const tokens = [];
 	pattern.split("*").forEach((literal, index) => {
@@ -387,20 +340,14 @@ function globTokens(pattern) {
 	});
 	return tokens;
 }
-/** A name as a glob sees it: trimmed as the service trims, canonically decomposed; none is empty. */
 function comparable(name) {
 	return trimAsService(name ?? "").normalize("NFD");
 }
-/** A token that may stand for white space the service would trim: `*`, or a white space character. */
 function trimmable(token) {
 	return token === STAR || token !== void 0 && trimAsService(token) === "";
 }
 // dist/src/precompiled.js
-/**
-* The generated module `importing` loads, from built code; `undefined` from source, where the
-* caller compiles instead. `what` says what the module holds, for the message; `importerUrl` is
-* the caller's `import.meta.url` (a `.ts` URL when run from source).
-*/
+/** `undefined` from source, where the caller compiles instead; `importerUrl`: its `import.meta.url`. */
 async function loadPrecompiled(importing, what, importerUrl) {
 	try {
 		return await importing;
@@ -412,10 +359,7 @@ async function loadPrecompiled(importing, what, importerUrl) {
 		});
 	}
 }
-/**
-* The validator a generated module exports as `validate`, as a getter: from the build that module
-* (it must load), from source the validator `importCompiler` makes, compiled at first use.
-*/
+/** From source, the validator `importCompiler` makes, compiled at first use. */
 async function precompiledValidator(importing, what, importerUrl, importCompiler) {
 	const precompiled = await loadPrecompiled(importing, what, importerUrl);
 	if (precompiled !== void 0) return () => precompiled.validate;
@@ -426,16 +370,14 @@ async function precompiledValidator(importing, what, importerUrl, importCompiler
 		return compiled;
 	};
 }
-/** Whether the module at this URL runs from its TypeScript source rather than from the build. */
 function isFromSource(moduleUrl) {
 	return /\.[cm]?ts$/.test(new URL(moduleUrl).pathname);
 }
 // dist/src/manifest/diagnostics.js
-/** `file:line` of a place in the manifest, as plans and messages that name a second place write it. */
+/** As plans and messages that name a second place write it. */
 function formatSource(source) {
 	return `${source.file}:${source.line}`;
 }
-/** The position used for problems of a whole file. */
 const WHOLE_FILE = {
 	line: 0,
 	col: 0
@@ -458,17 +400,15 @@ function makeWarning(file, position, message) {
 		severity: "warning"
 	};
 }
-/** `file:line:col: message`, or `file: message` for a whole-file problem; warnings say so. */
 function formatDiagnostic(diagnostic) {
-	return `${diagnostic.line > 0 ? `${diagnostic.file}:${diagnostic.line}:${diagnostic.col}` : diagnostic.file}: ${diagnostic.severity === "warning" ? "warning: " : ""}${oneLine(diagnostic.message)}`;
+	return `${diagnostic.line > 0 ? `${diagnostic.file}:${diagnostic.line}:${diagnostic.col}` : diagnostic.file}: ${diagnostic.severity === "warning" ? "warning: " : ""}${diagnostic.message.replace(/\r\n|\r|\n/g, "\\n")}`;
 }
-/** A GitHub Actions workflow command that annotates the file in the pull request. */
 function formatGithubAnnotation(diagnostic) {
 	const properties = [`file=${escapeProperty(diagnostic.file)}`];
 	if (diagnostic.line > 0) properties.push(`line=${diagnostic.line}`, `col=${diagnostic.col}`);
 	return `::${diagnostic.severity} ${properties.join(",")}::${escapeData(diagnostic.message)}`;
 }
-/** Orders diagnostics by file (in the order given), then position; stable otherwise. */
+/** By file (in `fileOrder`), then position; stable otherwise. */
 function sortDiagnostics(diagnostics, fileOrder) {
 	const rank = new Map(fileOrder.map((file, index) => [file, index]));
 	return [...diagnostics].sort((a, b) => (rank.get(a.file) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.file) ?? Number.MAX_SAFE_INTEGER) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
@@ -478,9 +418,6 @@ function escapeData(value) {
 }
 function escapeProperty(value) {
 	return escapeData(value).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-function oneLine(text) {
-	return text.replace(/\r\n|\r|\n/g, "\\n");
 }
 // dist/src/duration.js
 const UNIT_MS = {
@@ -493,7 +430,6 @@ const UNIT_MS = {
 };
 const DURATION = /^(?:\d+(?:ms|[smhdw]))+$/;
 const DURATION_PART = /(\d+)(ms|[smhdw])/g;
-/** The length of a duration like `90s`, `15m`, `1h30m` in milliseconds; undefined if it is not one. */
 function parseDuration(text) {
 	const trimmed = text.trim().toLowerCase();
 	if (!DURATION.test(trimmed)) return void 0;
@@ -501,7 +437,7 @@ function parseDuration(text) {
 	for (const match of trimmed.matchAll(DURATION_PART)) total += Number(match[1]) * UNIT_MS[match[2]];
 	return Number.isSafeInteger(total) ? total : void 0;
 }
-/** A length in milliseconds as a person reads it: `10m`, `1h30m`, `45s`, `250ms`. */
+/** `10m`, `1h30m`, `45s`, `250ms`. */
 function formatDuration(ms) {
 	if (ms <= 0) return "0s";
 	if (ms < 1e3) return `${Math.round(ms)}ms`;
@@ -537,19 +473,17 @@ function groupBy(items, keyOf) {
 	return groups;
 }
 // dist/src/manifest/lean-heap.js
-/** Manifest text (all files together) from which the heap is kept near its live size. */
+/** Manifest text (all files together) from which the heap is kept lean. */
 const LEAN_HEAP_FROM_BYTES = 8388608;
-/** How far past its live size the heap may grow before V8 collects, in percent. */
 const HEAP_GROWING_PERCENT = 20;
 let lean = false;
-/** Keeps the heap near its live size from now on, when `textLength` characters of manifest are to be held. */
 function keepHeapLeanFor(textLength) {
 	if (lean || textLength < LEAN_HEAP_FROM_BYTES) return;
 	lean = true;
 	setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 // dist/src/manifest/parse-block-yaml.js
-/** Gave up: the text uses YAML this reader does not handle, or has a problem the full parse reports. */
+/** The text uses YAML this reader does not handle, or has a problem the full parse reports. */
 const GIVE_UP = Symbol("give up");
 const INDICATORS = /* @__PURE__ */ new Set([..."-?:,[]{}#&*!|>'\"%@`"]);
 const UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
@@ -558,16 +492,11 @@ const BOOL_TEXT = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
 const INT_TEXT = /^[-+]?[0-9]+$/;
 /** Longer keys are an error to the full parse (and never a manifest's). */
 const MAX_KEY_LENGTH = 1e3;
-/**
-* Keys up to this long are kept once per text, however often written (`name:` in every config);
-* the table stops growing at MAX_SHARED_KEYS, so a text of a million different keys costs no more.
-*/
 const MAX_SHARED_KEY_LENGTH = 40;
 const MAX_SHARED_KEYS = 4096;
 /**
-* Reads `text` into `builder` if it is plain block YAML without problems; undefined means "parse
-* it in full" (and whatever the builder made is to be dropped). `maxDepth` as load-yaml.ts sets it:
-* deeper text is left to the full parse, which reports it. A builder may give up too.
+* Undefined means "parse it in full" (and drop what the builder made). Text deeper than `maxDepth`
+* is left to the full parse, which reports it.
 */
 function readBlockYaml(text, maxDepth, builder) {
 	if (UNUSUAL_CHARACTERS.test(text)) return void 0;
@@ -578,7 +507,6 @@ function readBlockYaml(text, maxDepth, builder) {
 		throw error;
 	}
 }
-/** Stops the read: the text is left to the full parse. */
 function giveUp() {
 	throw GIVE_UP;
 }
@@ -662,7 +590,7 @@ var BlockReader$1 = class {
 	isSpaceOrEnd(offset) {
 		return offset >= this.lineEnd || this.text.charCodeAt(offset) === 32;
 	}
-	/** A node that starts at `column` (after an indent or a `- `): a list, a map or a scalar. */
+	/** After an indent or a `- `. */
 	startNode(column, indent, slot) {
 		if (this.isItemAt(column)) {
 			const container = this.builder.container("seq", column, slot);
@@ -692,7 +620,6 @@ var BlockReader$1 = class {
 		this.stack.push(frame);
 		return frame;
 	}
-	/** `- ...` at `column`, in the list `frame`. */
 	readItem(frame, column) {
 		const slot = this.builder.itemSlot(frame.container);
 		const content = this.skipSpaces(column + 1);
@@ -707,7 +634,6 @@ var BlockReader$1 = class {
 		}
 		this.startNode(content, content - this.lineStart, slot);
 	}
-	/** `key: ...` at `column`, in the map `frame`; `keyEnd` is where findKeyEnd found the `:`. */
 	readEntry(frame, column, keyEnd) {
 		if (keyEnd === void 0) giveUp();
 		const key = this.keyText(column, keyEnd);
@@ -727,7 +653,7 @@ var BlockReader$1 = class {
 		}
 		this.readScalar(content, slot);
 	}
-	/** Where the `:` of a `key:` at `column` is, or undefined when the line holds no key there. */
+	/** Where the `:` of a `key:` at `column` is. */
 	findKeyEnd(column) {
 		const { text, lineEnd } = this;
 		const first = text.charCodeAt(column);
@@ -741,7 +667,6 @@ var BlockReader$1 = class {
 			return colon;
 		}
 	}
-	/** The key written from `column` to `end`. */
 	keyText(column, end) {
 		const first = this.text.charCodeAt(column);
 		if (first === 34 || first === 39) return this.shared(this.quotedValue(column, end));
@@ -749,7 +674,6 @@ var BlockReader$1 = class {
 		if (raw === "" || INDICATORS.has(raw.charAt(0)) || raw.endsWith(" ") || raw.includes(" #")) giveUp();
 		return this.shared(raw);
 	}
-	/** One string per short key, kept for the whole text, instead of one per place it is written. */
 	shared(key) {
 		if (key.length > MAX_SHARED_KEY_LENGTH) return key;
 		const known = this.sharedKeys.get(key);
@@ -757,10 +681,7 @@ var BlockReader$1 = class {
 		if (this.sharedKeys.size < MAX_SHARED_KEYS) this.sharedKeys.set(key, key);
 		return key;
 	}
-	/**
-	* A scalar starting at `column` and running to the end of the line (or a comment), put in
-	* `slot`; also an empty `[]` or `{}`.
-	*/
+	/** To the end of the line (or a comment); also an empty `[]` or `{}`. */
 	readScalar(column, slot) {
 		const { text } = this;
 		const first = text.charCodeAt(column);
@@ -784,7 +705,7 @@ var BlockReader$1 = class {
 		if (raw.includes(": ") || raw.endsWith(":")) giveUp();
 		this.builder.scalar(plainValue(raw), column, end, slot);
 	}
-	/** The offset just past the closing quote of the quoted scalar at `column`, on this line. */
+	/** Just past the closing quote, on this line. */
 	findQuoteEnd(column) {
 		const { text, lineEnd } = this;
 		const quote = text.charAt(column);
@@ -819,7 +740,7 @@ var BlockReader$1 = class {
 		this.builder.scalar(null, pending.emptyAt, pending.emptyAt, pending.slot);
 	}
 };
-/** What YAML 1.2's core schema makes of a plain scalar; numbers other than integers give up. */
+/** As YAML 1.2's core schema reads it; numbers other than integers give up. */
 function plainValue(raw) {
 	const first = raw.charCodeAt(0);
 	const mayBeKeyword = raw.length <= 5 && "~nNtTfF".includes(raw.charAt(0));
@@ -831,7 +752,7 @@ function plainValue(raw) {
 	}
 	return raw;
 }
-/** Line and column (1-based, in UTF-16 units as yaml's LineCounter counts) of an offset. */
+/** 1-based, in UTF-16 units as yaml's LineCounter counts. */
 function positionIn(lineStarts, length, offset) {
 	const clamped = Math.max(0, Math.min(offset, length));
 	let low = 0;
@@ -7433,19 +7354,13 @@ var init_yaml = __esmMin((() => {
 }));
 // dist/src/manifest/yaml-library.js
 let yaml;
-/** The yaml library's module. */
 function yamlLibrary() {
 	return yaml ??= (init_yaml(), __toCommonJS(yaml_exports));
 }
 // dist/src/manifest/load-yaml.js
-/** Deepest nesting of maps and lists (a manifest needs 6). */
 const MAX_DEPTH = 32;
-/**
-* Nodes that aliases may expand to in all, or one per character of the text if that is more: a
-* large manifest may alias a value in each of its configs, an alias bomb needs millions.
-*/
+/** Or one per character of the text if more: a large manifest may alias a value in each config. */
 const MAX_ALIAS_EXPANSION = 1e4;
-/** Most parser errors (and warnings) converted; the loader reports fewer still. */
 const MAX_PROBLEMS = 200;
 const PARSER_HINTS = {
 	TAB_AS_INDENT: "replace the tab with spaces",
@@ -7460,10 +7375,7 @@ const PARSER_HINTS = {
 	KEY_OVER_1024_CHARS: "keys are limited to 1024 characters",
 	DUPLICATE_KEY: "remove one of the duplicate keys"
 };
-/**
-* Reads `text` into a builder made by `makeBuilder`: plain block YAML quickly, anything else with
-* the yaml library (into a second builder: what the fast reader's made is dropped).
-*/
+/** What the fast reader gave up on is read again into a fresh builder. */
 function parseYaml(text, makeBuilder) {
 	const fast = makeBuilder();
 	const read = readBlockYaml(text, MAX_DEPTH, fast);
@@ -7480,7 +7392,7 @@ function parseYaml(text, makeBuilder) {
 		...parseYamlInFull(text, built)
 	};
 }
-/** The yaml library's parse, told to `builder`; the reference that readBlockYaml must agree with. */
+/** The reference that readBlockYaml must agree with. */
 function parseYamlInFull(text, builder) {
 	const { LineCounter, parseDocument } = yamlLibrary();
 	const lineCounter = new LineCounter();
@@ -7521,12 +7433,9 @@ function parseYamlInFull(text, builder) {
 /** Lines indented with a tab, shown one by one up to this many; the rest in one more error. */
 const MAX_TAB_LINES = 5;
 /**
-* The parser's errors as a person should read them. One mistake makes the parser trip again and
-* again after it (a tab in an indentation: a dozen errors down the file), so:
-* - errors at one place are one error (the first);
-* - when lines are indented with a tab, each such line (there is one error per line, however many
-*   tabs it holds) is the error, and the parser's errors from the first such line on are dropped:
-*   they are its echoes, and come back if they were not once the tabs are gone.
+* One mistake makes the parser trip again and again after it, so: errors at one place are one error;
+* each line indented with a tab is one error, and the parser's errors from the first such line on
+* (its echoes) are dropped: any that were not come back once the tabs are gone.
 */
 function withoutCascades(parserErrors, text, positionAt) {
 	const tabLines = linesIndentedWithTabs(text);
@@ -7561,7 +7470,7 @@ function withoutCascades(parserErrors, text, positionAt) {
 	}
 	return problems;
 }
-/** Each line whose indentation holds a tab (not blank, not only a comment), at its first tab. */
+/** Not blank, not only a comment; at the first tab. */
 function linesIndentedWithTabs(text) {
 	const found = [];
 	for (const [index, line] of text.split(/\r\n|\r|\n/).entries()) {
@@ -7581,7 +7490,7 @@ function describeParserError(code, message) {
 	const cleaned = message.replace(/\.$/, "");
 	return hint === void 0 ? cleaned : `${cleaned}; ${hint}`;
 }
-/** Builds nothing: a value the converter must read for its errors, but that has no place (a duplicate key's). */
+/** For a value read only for its errors (a duplicate key's). */
 const DROP = {
 	container: () => null,
 	scalar: () => void 0,
@@ -7596,13 +7505,12 @@ var TreeConverter = class {
 	positionAt;
 	errors;
 	builder;
-	/** Set when a limit cut the tree short. */
 	truncated = false;
 	aliasExpansion = 0;
 	/** Each alias's anchored node, found in one pass: resolving each alias alone is quadratic. */
 	aliasTargets;
 	limitsReported = /* @__PURE__ */ new Set();
-	/** Nodes being converted, to refuse an alias to one of its own ancestors. */
+	/** To refuse an alias to one of its own ancestors. */
 	ancestors = /* @__PURE__ */ new Set();
 	yaml = yamlLibrary();
 	constructor(document, text, positionAt, errors, builder) {
@@ -7627,7 +7535,7 @@ var TreeConverter = class {
 		} else if (this.yaml.isScalar(node)) this.convertScalar(node, slot);
 		else this.emptyScalar(start, slot);
 	}
-	/** The node to read for `node` (an alias's target), or undefined when a limit or a bad alias refuses it (reported). */
+	/** The node to read (an alias's target), or undefined when refused (reported). */
 	admit(node, depth, viaAlias, start) {
 		const position = this.positionAt(start);
 		const aliasBudget = Math.max(MAX_ALIAS_EXPANSION, this.text.length);
@@ -7645,7 +7553,7 @@ var TreeConverter = class {
 			message
 		});
 	}
-	/** A limit cut the tree short: said once per message, however often it is met. */
+	/** Said once per message, however often met. */
 	truncate(position, message) {
 		this.truncated = true;
 		if (!this.limitsReported.has(message)) {
@@ -7719,7 +7627,7 @@ var TreeConverter = class {
 		this.builder.scalar(null, offset, offset, slot);
 	}
 };
-/** Where a node of yaml's tree starts in the text (0 for none, such as a missing key). */
+/** 0 for none, such as a missing key. */
 function rangeStart(node) {
 	return node?.range?.[0] ?? 0;
 }
@@ -7731,7 +7639,7 @@ function rangeEnd(node) {
 function compareText(a, b) {
 	return a < b ? -1 : a > b ? 1 : 0;
 }
-/** Decimal project ids numerically (so 2 before 10), then the others (`@current`) as text. */
+/** Decimal ids numerically (2 before 10), then the others (`@current`) as text. */
 function compareProjects(a, b) {
 	const aNumeric = /^\d+$/.test(a);
 	const bNumeric = /^\d+$/.test(b);
@@ -7740,7 +7648,6 @@ function compareProjects(a, b) {
 	return compareText(a, b);
 }
 // dist/src/manifest/suggest.js
-/** The candidate closest to `input`, or undefined when none is a plausible typo of it. */
 function suggestClosest(input, candidates) {
 	const needle = input.toLowerCase();
 	let best;
@@ -7756,7 +7663,7 @@ function suggestClosest(input, candidates) {
 	const allowed = Math.min(3, Math.max(1, Math.floor(Math.max(needle.length, best.length) / 3)));
 	return bestDistance <= allowed ? best : void 0;
 }
-/** `; did you mean "x"?` when there is a close candidate, else the empty string. */
+/** `; did you mean "x"?`, or "". */
 function didYouMean(input, candidates) {
 	const suggestion = suggestClosest(input, candidates);
 	return suggestion === void 0 ? "" : `; did you mean "${suggestion}"?`;
@@ -7783,20 +7690,18 @@ function editDistance(a, b, limit) {
 	return previous[b.length] ?? limit;
 }
 // dist/src/manifest/expand.js
-/** Most distinct expansion errors reported: one mistake in a template used by 200 projects is one error. */
+/** Distinct errors: one mistake in a template used by 200 projects is one error. */
 const MAX_EXPANSION_ERRORS = 100;
 /** The stand-in for the projects of `projects: all` offline; never a valid project id. */
 const ANY_PROJECT = "*";
-/** Projects named in one "(for projects ...)" note before "and N more". */
 const PROJECTS_SHOWN = 5;
 const CURRENT_PROJECT = "@current";
-/** Whether a set says `projects: all`, to be resolved from the project listing at plan time. */
 function hasUnresolvedSets(blocks) {
 	return blocks.sets.some((set) => set.projects === "all");
 }
 /**
-* Expands the merged blocks of every file. `visibleProjects` is what `projects: all` stands for:
-* the project listing at plan time; undefined (offline) means the projects the manifest names.
+* `visibleProjects`: what `projects: all` stands for, the project listing at plan time; undefined
+* (offline) means the projects the manifest names. Linear in the size of the result.
 */
 function expandManifest(blocks, visibleProjects) {
 	const problems = new Problems();
@@ -7833,10 +7738,7 @@ function expandManifest(blocks, visibleProjects) {
 		listingWarnings: problems.list("warning", true)
 	};
 }
-/**
-* The desired state with `projects: all` resolved: `visibleProjects` is the project listing of the
-* API key (at plan time). Problems that arise only for a listed project come back as diagnostics.
-*/
+/** `visibleProjects`: the API key's project listing, read at plan time. */
 function resolveProjectSets(desired, visibleProjects) {
 	const { unresolved, ...resolved } = desired;
 	if (unresolved === void 0) return {
@@ -7867,9 +7769,8 @@ function resolveProjectSets(desired, visibleProjects) {
 	};
 }
 /**
-* `@current` is the key's first listed project. With the listing read anyway, it becomes that id,
-* so that a project set's `projects: all` and a `"@current":` block merge like any named project
-* (rather than planning one project twice); a block naming the same id as well is an error.
+* `@current` (the key's first listed project) becomes that id, so that `projects: all` and a
+* `"@current":` block merge like any named project rather than planning one project twice.
 */
 function resolveCurrent(blocks, first) {
 	if (first === void 0) return { blocks };
@@ -7899,12 +7800,11 @@ function resolveCurrent(blocks, first) {
 		}))
 	} };
 }
-/** The problems met, each once: the same one met expanding several projects names them all. */
+/** Each once: the same one met expanding several projects names them all. */
 var Problems = class {
 	found = /* @__PURE__ */ new Map();
-	/** Every distinct error met, also those past MAX_EXPANSION_ERRORS (which are only counted). */
+	/** Also those past MAX_EXPANSION_ERRORS, which are only counted. */
 	errorCount = 0;
-	/** A problem met (expanding `project`): an error unless `severity` says otherwise. */
 	add(at, message, project, severity = "error", fromListing = false) {
 		const key = `${severity}\0${at.file}\0${at.line}\0${at.col}\0${message}`;
 		const known = this.found.get(key);
@@ -7939,7 +7839,7 @@ function forProjects(listed) {
 	const more = projects.length > PROJECTS_SHOWN ? ` and ${projects.length - PROJECTS_SHOWN} more` : "";
 	return ` (for ${nounAndList(projects.slice(0, PROJECTS_SHOWN), "project")}${more})`;
 }
-/** Templates by name: each defined once (across the files). */
+/** Each defined once, across the files. */
 function indexTemplates(templates, problems) {
 	const byName = /* @__PURE__ */ new Map();
 	for (const template of templates) {
@@ -7953,7 +7853,6 @@ function indexTemplates(templates, problems) {
 	}
 	return byName;
 }
-/** `use:` entries name a template, once per list. */
 function checkUseLists(blocks, templates, problems) {
 	const names = [...templates.keys()];
 	const check = (use, owner) => {
@@ -7971,7 +7870,7 @@ function checkUseLists(blocks, templates, problems) {
 	for (const set of blocks.sets) check(set.use, `project set "${set.label}"`);
 	for (const project of blocks.projects) check(project.use, `project "${project.project}"`);
 }
-/** One project's blocks of every file as one (each family in one file: merge.ts checks that). */
+/** Each family is in one file: merge.ts checks that. */
 function mergeProjectBlocks(blocks, problems) {
 	const merged = /* @__PURE__ */ new Map();
 	for (const block of blocks) {
@@ -7991,7 +7890,7 @@ function mergeProjectBlocks(blocks, problems) {
 	}
 	return merged;
 }
-/** Project id -> the sets it is in, in set order; warns about `except` entries that exclude nothing. */
+/** Project id -> the sets it is in, in set order. */
 function setMembership(sets, allProjects, resolved, problems) {
 	const listedForKey = new Set(allProjects);
 	const membership = /* @__PURE__ */ new Map();
@@ -8018,7 +7917,6 @@ function setMembership(sets, allProjects, resolved, problems) {
 	}
 	return membership;
 }
-/** The templates a project's sets and then the project `use:`, each once. */
 function applicationsOf(project, block, sets, templates, problems) {
 	const applications = [];
 	const seen = /* @__PURE__ */ new Map();
@@ -8039,7 +7937,6 @@ function applicationsOf(project, block, sets, templates, problems) {
 	}
 	return applications;
 }
-/** A config as written, from the block (or template use) `origin`; `appliedAt` for a template's or a set's. */
 function entryOf(item, origin, appliedAt) {
 	return {
 		item,
@@ -8127,7 +8024,7 @@ function expandFamily(context, family) {
 	for (const { block } of overriding) settingBlocks.push(block);
 	return finishFamily(context, family, kept, prune, source, settingBlocks);
 }
-/** The `prune:` of the templates (or the sets) of a family: two of them disagreeing is an error. */
+/** Of the templates (or the sets) of a family: two of them disagreeing is an error. */
 function agreedPrune(blocks, others, family, context) {
 	let first;
 	for (const { prune } of blocks) {
@@ -8162,24 +8059,20 @@ function applyOverride(entry, override, fromSet, context) {
 	}
 }
 /**
-* A copy with the same keys in the same order, made key by key. Not `{ ...object }`: V8 gives each
-* object spread from these (their keys were added one by one, some of them optional) a hidden
-* class of its own, about 300 bytes each; for a manifest of 400,000 configs that was 130 MB.
+* Not `{ ...object }`: V8 gives each object spread from these a hidden class of its own, about 300
+* bytes each; for a manifest of 400,000 configs that was 130 MB.
 */
 function copyOwn(object) {
 	const copy = {};
 	for (const key of Object.keys(object)) copy[key] = object[key];
 	return copy;
 }
-/** Two sets' values of one override field agree: equal values, or lists of the same items. */
 function sameSetting(a, b) {
 	return Array.isArray(a) && Array.isArray(b) ? JSON.stringify(a) === JSON.stringify(b) : Object.is(a, b);
 }
 /**
-* Resolves orders (all given, or none: list positions; a mix is an error) and builds the family.
-* `protect:`, `fields:` and `drift:` come from `settingBlocks`, templates first, then sets, then the
-* project's own: protection adds up (it must survive any one block's edit); the last `fields:` and
-* `drift:` win.
+* `settingBlocks`: templates, then sets, then the project's own. Protection adds up (it must survive
+* any one block's edit); the last `fields:` and `drift:` win.
 */
 function finishFamily(context, family, entries, prune, source, settingBlocks) {
 	const withOrder = entries.find((entry) => entry.fields.order !== void 0);
@@ -8228,16 +8121,11 @@ function finishFamily(context, family, entries, prune, source, settingBlocks) {
 	}
 	return built;
 }
-/** Where the manifest names the project: its key under `projects:`, else its entry in a set's list. */
 function projectSourceOf({ block, sets, project }) {
 	const named = sets.flatMap((set) => set.projects === "all" ? [] : set.projects);
 	return block?.source ?? named.find((place) => place.name === project)?.source;
 }
-/**
-* Two configs of one project + family at one order, brought together from different blocks (a
-* template and the project's own configs, two templates, an override): within one block as written
-* it was warned of as the block was read.
-*/
+/** Configs brought together at one order from different blocks; within one block it was warned of as read. */
 function warnSharedOrders(context, family, entries) {
 	const byOrder = /* @__PURE__ */ new Map();
 	const asWritten = (entry) => entry.fields === entry.item.fields;
@@ -8257,7 +8145,6 @@ function warnSharedOrders(context, family, entries) {
 function missingConfigs(family, templates) {
 	return `missing required key "configs" in "${family}"; add \`configs:\` with the list of configs (\`configs: []\` for none)${templates ? `, or \`use:\` a template that provides ${family}` : ""}`;
 }
-/** An `omit:` or `overrides:` entry that names no templated config of the family. */
 function describeUnknownTemplated(key, name, family, templated) {
 	const candidates = templated.map((entry) => entry.fields.name);
 	if (candidates.length === 0) return `${key}: "${name}" names no templated config: no template used here provides ${family}`;
@@ -8342,11 +8229,9 @@ function mergeManifestFiles(files) {
 	};
 }
 /**
-* What `owner:` asks of the descriptions of a manifest, checked over every valid file's blocks
-* (templates, sets, projects, overrides), so that a text is checked where it is written, once:
-* with an owner, the description and its mark must fit in the service's limit; without one, a
-* description must not read as carrying a mark (pcsync would strip it, and plan it forever).
-* Adds what it finds to `errors`.
+* Checked on the blocks, so that a text is checked once, where it is written. With an owner, the
+* description and its mark must fit the service's limit; without one, a description must not read
+* as carrying a mark (pcsync would strip it, and plan it forever).
 */
 function checkOwnerDescriptions(files, owner, errors) {
 	for (const { blocks, valid } of files) {
@@ -8374,7 +8259,7 @@ function markProblem(text) {
 	if (!looksMarked(text)) return void 0;
 	return "description ends in an owner mark (\"[pcsync owner=NAME]\"), which only pcsync writes (for a manifest with `owner:`): end the text otherwise, or set `owner:` at the top of the manifest";
 }
-/** The blocks of every file, in file-name order: set order (which set's templates come first) must not depend on the command line. */
+/** In file-name order: which set's templates come first must not depend on the command line. */
 function mergeBlocks(files) {
 	const merged = {
 		templates: [],
@@ -8388,7 +8273,7 @@ function mergeBlocks(files) {
 	}
 	return merged;
 }
-/** Each item sharing its key with an earlier one (in file order), with the first of them. */
+/** Each item sharing its key with an earlier one (in file order), with the first. */
 function* repeats(items, keyOf) {
 	for (const group of groupBy(items, keyOf).values()) {
 		const [first, ...others] = group.sort(comparePlaced);
@@ -8399,12 +8284,10 @@ function comparePlaced({ source: a }, { source: b }) {
 	return compareText(a.file, b.file) || a.line - b.line || a.col - b.col;
 }
 // dist/src/manifest/variables.js
-/** The environment prefix: `${NAME}` reads PCSYNC_VAR_NAME. */
 const VARIABLE_ENV_PREFIX = "PCSYNC_VAR_";
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** No variables at all: every `${NAME}` without a default is an error. */
 const NO_VARIABLES = { values: /* @__PURE__ */ new Map() };
-/** Merges the sources by precedence: environment < var files (in order) < --var (last wins). */
+/** Precedence: environment < var files (in order) < --var (last wins). */
 function resolveVariables(inputs) {
 	const values = /* @__PURE__ */ new Map();
 	const unprefixed = /* @__PURE__ */ new Set();
@@ -8459,8 +8342,8 @@ function parseVariableAssignment(argument) {
 }
 const VAR_FILE_SHAPE = "a var file is a YAML mapping of `NAME: value` lines";
 /**
-* Reads a var file: a YAML mapping of names to single values. A var file may hold secrets, so its
-* messages name positions and keys, never values (nor the parser's own text, which can quote them).
+* A var file may hold secrets, so its messages name positions and keys, never values (nor the
+* parser's own text, which can quote them).
 */
 function parseVarFile(source) {
 	const { file } = source;
@@ -8514,16 +8397,14 @@ function parseVarFile(source) {
 	};
 }
 /**
-* Keeps what a var file needs of what a reader reads: the document's kind, and its entries. A
-* value is the text it stands for in `${NAME}`: quoted and block values as YAML reads them,
-* unquoted numbers, booleans and nulls exactly as written (`1.50` stays `1.50`, `0x1F` stays
-* `0x1F`, an empty value is empty), since the manifest types the text where it lands. Containers
-* are their depth (0: the document); a slot is its entry's index, or -1 below the entries.
+* A value is the text it stands for in `${NAME}`: unquoted numbers, booleans and nulls as written
+* (`1.50` stays `1.50`), since the manifest types the text where it lands. Containers are their
+* depth (0: the document); a slot is its entry's index, or -1 below the entries.
 */
 var VarFileBuilder = class {
 	text;
 	root;
-	/** The top-level entries; `value` is undefined for a list or mapping. */
+	/** `value` is undefined for a list or mapping. */
 	entries = [];
 	constructor(text) {
 		this.text = text;
@@ -8568,7 +8449,7 @@ var VarFileBuilder = class {
 const NO_SECRETS = [];
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 const KEY_NEVER_INTERPOLATED = "the API key is never interpolated into a manifest (plans, pull-request comments and logs would show it)";
-/** Replaces the references in one string. */
+/** No value may contain the API key, written or interpolated: plans, PR comments and logs would show it. */
 function interpolateText(text, variables = NO_VARIABLES) {
 	const secrets = registryOf(variables.secrets ?? NO_SECRETS);
 	if (secrets.holds(text)) return refused([], "this text contains the API key", "Remove it, and replace the key: it is in this file");
@@ -8650,7 +8531,7 @@ function interpolateText(text, variables = NO_VARIABLES) {
 		problems
 	};
 }
-/** A text refused whole, for holding the API key: it becomes empty, and no message quotes it. */
+/** It becomes empty, and no message quotes it. */
 function refused(problems, what, remedy) {
 	const message = `${what}; ${KEY_NEVER_INTERPOLATED}. ${remedy}`;
 	return {
@@ -8662,7 +8543,7 @@ function refused(problems, what, remedy) {
 		}]
 	};
 }
-/** Interpolates a whole text, or gives undefined when any part cannot be (unset, refused). */
+/** Undefined when any part cannot be interpolated (unset, refused). */
 function resolveTextWith(variables) {
 	return (text) => {
 		const result = interpolateText(text, variables);
@@ -8693,15 +8574,16 @@ const NO_KEY = -1;
 const SCAN_LIMIT = 8;
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 /**
-* Records nodes in document order (a map or list before what it holds), as a reader reads them.
-* Room for `capacity` nodes, grown as needed.
+* Nodes are numbered in document order (a map or list before what it holds). `ends` holds the number
+* of the first node after a node's last descendant: how a lookup steps from one child to the next.
 */
 var NodePlacesBuilder = class {
 	kinds;
+	/** -1 for list items and the root. */
 	keyOffsets;
 	valueOffsets;
 	ends;
-	/** The key naming each node (undefined for list items): the reader's strings, shared. */
+	/** The reader's strings, shared. */
 	keys = [];
 	count = 0;
 	constructor(capacity) {
@@ -8711,7 +8593,7 @@ var NodePlacesBuilder = class {
 		this.valueOffsets = new Int32Array(size);
 		this.ends = new Int32Array(size);
 	}
-	/** A node starts at `offset`, named by `key` (at `keyOffset`) in a map; returns its number, for close(). */
+	/** Returns the node's number, for close(). */
 	open(kind, offset, key, keyOffset) {
 		const index = this.count++;
 		if (index === this.kinds.length) this.grow();
@@ -8721,7 +8603,6 @@ var NodePlacesBuilder = class {
 		this.keys[index] = key;
 		return index;
 	}
-	/** The node numbered `index` and all its descendants are recorded. */
 	close(index) {
 		this.ends[index] = this.count;
 	}
@@ -8749,9 +8630,8 @@ var NodePlaces = class {
 	ends;
 	keys;
 	positionAt;
-	/** For big maps: each key's node (the last entry of a key, as in the plain value). */
+	/** For big maps: the last entry of a key, as in the plain value. */
 	keyIndexes = /* @__PURE__ */ new Map();
-	/** For big lists: each item's node. */
 	itemIndexes = /* @__PURE__ */ new Map();
 	constructor(kinds, keyOffsets, valueOffsets, ends, keys, positionAt) {
 		this.kinds = kinds;
@@ -8777,7 +8657,6 @@ var NodePlaces = class {
 			value
 		};
 	}
-	/** The child of `node` that `segment` names, or -1. */
 	stepInto(node, segment) {
 		const kind = this.kinds[node];
 		if (kind === SEQ) return ARRAY_INDEX.test(segment) ? this.itemOf(node, Number(segment)) : NO_KEY;
@@ -8812,7 +8691,6 @@ var NodePlaces = class {
 		this.keyIndexes.set(node, all);
 		return all.get(key) ?? NO_KEY;
 	}
-	/** The first `limit` children of `node`, in order. */
 	childrenOf(node, limit) {
 		const children = [];
 		const end = this.ends[node] ?? node;
@@ -8823,16 +8701,17 @@ var NodePlaces = class {
 // dist/src/manifest/plain-manifest.js
 const SCHEMA_FILE = join("schemas", "manifest.schema.json");
 let schemaCache;
-/** The manifest schema, found by walking up from this module (it ships at the package root). */
 function loadManifestSchema() {
 	schemaCache ??= JSON.parse(readFileSync(findPackageFile(SCHEMA_FILE), "utf8"));
 	return schemaCache;
 }
-/** Where what is read goes when it is left out of the manifest (its key was refused): nowhere. */
+/** Where what is read goes when its key was refused: nowhere. */
 const DROPPED = {};
-/** Nodes the places first have room for (they grow as needed). */
 const INITIAL_PLACES = 4096;
-/** Builds the plain manifest, interpolated, from either reader (parse-block-yaml.ts, load-yaml.ts). */
+/**
+* Interpolates values and the project ids (the keys of `projects`); an interpolated value is typed
+* as the schema expects there, so `plugin: ${PLUGIN_ID}` becomes an integer.
+*/
 var PlainBuilder = class {
 	text;
 	variables;
@@ -8918,7 +8797,7 @@ var PlainBuilder = class {
 	end(container) {
 		if (container !== DROPPED) this.places.close(container.place);
 	}
-	/** The plain manifest (undefined for a text of only comments), and the problems interpolation found. */
+	/** `plain` is undefined for a text of only comments. */
 	finish(positionAt) {
 		const errors = this.problems.map(({ offset, message }) => ({
 			position: positionAt(offset),
@@ -8936,7 +8815,7 @@ var PlainBuilder = class {
 			errors
 		};
 	}
-	/** Interpolates `text`, written from `offset` to `end`; a problem points at its reference. */
+	/** A problem points at its reference. */
 	interpolate(text, offset, end) {
 		const result = interpolateText(text, this.variables);
 		const written = result.problems.length > 0 ? this.text.slice(offset, end) : "";
@@ -8977,7 +8856,7 @@ var PlainBuilder = class {
 		else setKey(target, slot.key ?? "", value);
 	}
 };
-/** Sets `key` of a plain map: a key named "__proto__" stays a key, it does not replace the prototype. */
+/** A key named "__proto__" stays a key: it does not replace the prototype. */
 function setKey(object, key, value) {
 	if (key === "__proto__") Object.defineProperty(object, key, {
 		value,
@@ -8987,7 +8866,7 @@ function setKey(object, key, value) {
 	});
 	else object[key] = value;
 }
-/** The schemas that apply at a path, following $ref and allOf. */
+/** Following $ref and allOf. */
 function schemasAt(schema, path) {
 	let current = expand(schema, schema);
 	for (const segment of path) current = current.flatMap((candidate) => {
@@ -9014,7 +8893,6 @@ function schemaTypesAt(schema, path) {
 	}
 	return types;
 }
-/** The keys the schema allows in the mapping at `path`. */
 function allowedKeysAt(path) {
 	const keys = /* @__PURE__ */ new Set();
 	for (const candidate of schemasAt(loadManifestSchema(), path)) {
@@ -9023,7 +8901,7 @@ function allowedKeysAt(path) {
 	}
 	return [...keys];
 }
-/** Gives an interpolated string the type the schema wants here; text stays text where text is allowed. */
+/** Text stays text where text is allowed. */
 function coerceInterpolated(value, types) {
 	if (typeof value !== "string" || types.size === 0 || types.has("string")) return value;
 	const trimmed = value.trim();
@@ -9122,7 +9000,6 @@ async function readManifestFile(absolute, limits) {
 	if (bytes.length > limits.maxFileBytes) return { problem: describeOversize(bytes.length, limits.maxFileBytes) };
 	return decodeManifestText(bytes);
 }
-/** Why a path cannot be read, in words, by the system's error code. */
 const STAT_PROBLEMS = {
 	ELOOP: "symbolic link loop: the link leads back to itself (or through more than 40 links); point it at a real file",
 	EACCES: "permission denied; check the permissions of the file and of the directories above it",
@@ -9130,7 +9007,7 @@ const STAT_PROBLEMS = {
 	ENOTDIR: "a part of the path is a file, not a directory; check the path",
 	ENAMETOOLONG: "the path is too long"
 };
-/** The path's status, or why it cannot be read, in words; `missing` for a path that does not exist. */
+/** Or why it cannot be read, in words; `missing` for a path that does not exist. */
 async function statPath(absolute, missing) {
 	try {
 		return await stat(absolute);
@@ -9141,7 +9018,6 @@ async function statPath(absolute, missing) {
 function describeOversize(size, limit) {
 	return `file is ${size} bytes, over the ${formatBytes(limit)} limit for one manifest file; split it into several files (by project: a project's families may sit in different files) and pass them all with -f, or a directory of them`;
 }
-/** Reads the `--var-file` files, in the order given; a missing one is an error, as the user named it. */
 async function readVarFiles(paths, cwd, limits = DEFAULT_READ_LIMITS) {
 	const sources = [];
 	const errors = [];
@@ -9159,7 +9035,6 @@ async function readVarFiles(paths, cwd, limits = DEFAULT_READ_LIMITS) {
 		errors
 	};
 }
-/** The text of a var file, at most `maxBytes` of it (src/files/read-json-file.ts), or why it cannot be read. */
 async function readVarFile(absolute, maxBytes) {
 	const info = await statPath(absolute, "no such file; check the path given to --var-file");
 	if (typeof info === "string") return { problem: info };
@@ -9170,7 +9045,7 @@ async function readVarFile(absolute, maxBytes) {
 	const code = read.problem.kind === "missing" ? "ENOENT" : read.problem.code;
 	return { problem: code === "EACCES" || code === "EPERM" ? "cannot read the file; check its permissions" : `cannot read the file (${code ?? "unknown error"})` };
 }
-/** UTF-8 text without a byte-order mark, or why the bytes are not a manifest. */
+/** Without a byte-order mark. */
 function decodeManifestText(bytes) {
 	if (bytes[0] === 255 && bytes[1] === 254 || bytes[0] === 254 && bytes[1] === 255) return { problem: "file is UTF-16 text; save it as UTF-8" };
 	if (bytes.includes(0)) return { problem: "file is binary (it contains NUL bytes), not YAML text" };
@@ -9183,7 +9058,7 @@ function decodeManifestText(bytes) {
 		return { problem: "file is not valid UTF-8 text; save it as UTF-8" };
 	}
 }
-/** A path for messages: as given, or relative to the working directory when under it. */
+/** For messages: as given, or relative to the working directory when under it. */
 function displayPath(path, cwd) {
 	if (!isAbsolute(path)) return normalize(path);
 	const fromCwd = relative(cwd, path);
@@ -9191,7 +9066,6 @@ function displayPath(path, cwd) {
 	return normalize(path);
 }
 // dist/src/manifest/rollout-defaults.js
-/** The defaults of `rollout:` (cli-contract.md, "Progressive rollout"). */
 const ROLLOUT_DEFAULTS = {
 	bakeMs: 6e5,
 	maxErrorRatio: .05,
@@ -9201,10 +9075,7 @@ const ROLLOUT_DEFAULTS = {
 	onFailure: "rollback"
 };
 // dist/src/manifest/rollout-checks.js
-/**
-* Reads `rollout:` defensively (the schema reports wrong types; this reads what it can) and adds
-* the problems only it can see to `errors` and `warnings`.
-*/
+/** Defensive: the schema reports wrong types, this reads what it can. */
 function readRollout(value, file, locations, errors, warnings) {
 	const rollout = asRecord(value);
 	if (rollout === void 0) return void 0;
@@ -9319,18 +9190,13 @@ function readRollout(value, file, locations, errors, warnings) {
 		projectSources
 	};
 }
-/** A value read defensively: as written when it has its default's type (else the schema reports it), or the default. */
+/** As written when it has its default's type (else the schema reports it). */
 function orDefault(value, fallback) {
 	return typeof value === typeof fallback ? value : fallback;
 }
-/** The placeholders a Prometheus query may hold; `{{project}}` it must. */
 const QUERY_PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const KNOWN_PLACEHOLDERS = /* @__PURE__ */ new Set(["project", "window"]);
-/**
-* `health.prometheus`, when its keys have the schema's types (the schema reports them otherwise),
-* with the checks the schema cannot make: a URL that parses and holds no credentials (it is written
-* to the plan and the journal), a query that names the project and no unknown placeholder.
-*/
+/** When its keys have the schema's types (the schema reports them otherwise). */
 function readPrometheus(prometheus, at, errors) {
 	if (prometheus === void 0) return void 0;
 	const { url, query, max } = prometheus;
@@ -9359,7 +9225,7 @@ function readPrometheus(prometheus, at, errors) {
 		...auth === void 0 ? {} : { auth }
 	};
 }
-/** `bearer_token_env` or `basic_auth` (the schema checks their shapes): one of them, at most. */
+/** One of `bearer_token_env` and `basic_auth`, at most (the schema checks their shapes). */
 function readPrometheusAuth(prometheus, fail) {
 	const token = prometheus.bearer_token_env;
 	const basic = asRecord(prometheus.basic_auth);
@@ -9394,6 +9260,7 @@ const COPIED_FIELDS = [
 const OVERRIDE_FIELDS = [...COPIED_FIELDS, "id"];
 const CONFIG_FIELDS = ["name", ...OVERRIDE_FIELDS];
 const PROJECT_ID = /^(?:[1-9][0-9]*|0|@current)$/;
+/** Defensive: the checks run even when the schema found errors, so a file's problems come out at once. */
 function readManifestBlocks(file, plain) {
 	const reader = new BlockReader(file, plain);
 	const { errors, warnings } = reader;
@@ -9469,7 +9336,6 @@ function checkProjectId(project) {
 	if (/^0[0-9]+$/.test(project)) return `project id "${project}" has leading zeros; write "${project.replace(/^0+/, "")}"`;
 	return `project id ${JSON.stringify(project.length > 60 ? `${project.slice(0, 57)}...` : project)} must be a decimal project id (such as "1") or "@current"`;
 }
-/** The walk of one file: where each value is, and the problems found. */
 var BlockReader = class {
 	file;
 	plain;
@@ -9479,7 +9345,6 @@ var BlockReader = class {
 		this.file = file;
 		this.plain = plain;
 	}
-	/** Where the value (or key) at a path was written. */
 	at(path, which = "value") {
 		const location = this.plain.locations.lookup(path);
 		const position = (which === "key" ? location?.key : void 0) ?? location?.value ?? {
@@ -9500,10 +9365,8 @@ var BlockReader = class {
 		}));
 	}
 	/**
-	* Refuses a config `name` or `description` (in configs, templates, sets, overrides) with white
-	* space at either end, which the real service trims (trim-as-service.ts). A manifest kept in git
-	* should say what the service holds, byte for byte, on every server; so the file is fixed once,
-	* at its line, rather than rewritten in silence or warned about on every run.
+	* Refuses a `name` or `description` the service would trim: a manifest in git should say what the
+	* service holds, byte for byte, so the file is fixed once rather than warned about on every run.
 	*/
 	serviceText(value, path) {
 		if (typeof value !== "object" || value === null) return;
@@ -9544,7 +9407,7 @@ var BlockReader = class {
 			families
 		};
 	}
-	/** The project ids of a set's `projects:` or `except:` list, each checked (other types are the schema's). */
+	/** Other types than ids are the schema's to report. */
 	projectIds(ids, path) {
 		const places = this.names(ids, path);
 		for (const [index, place] of places.entries()) {
@@ -9557,10 +9420,7 @@ var BlockReader = class {
 		}
 		return places;
 	}
-	/**
-	* The family blocks of a template, set or project (`project`: "" but for a project; `ownerLabel`:
-	* how messages name the owner), checked; the ids their configs and overrides pin go to `claims`.
-	*/
+	/** `project`: "" but for a project; the ids the configs and overrides pin go to `claims`. */
 	families(owner, ownerPath, project, ownerLabel, claims) {
 		const families = [];
 		for (const family of FAMILY_NAMES) {
@@ -9621,7 +9481,6 @@ var BlockReader = class {
 		claim(item, where, name);
 		return item;
 	}
-	/** The configs of a family block, with the checks of one block: unique names, all-or-none `order`. */
 	configs(configs, configsPath, where) {
 		const items = [];
 		const labelOf = (index) => {
@@ -9684,7 +9543,7 @@ var BlockReader = class {
 		});
 		return items;
 	}
-	/** A config as written; its fields have the types ConfigItem says once the schema passed (the only time it is expanded). */
+	/** Its fields have ConfigItem's types once the schema passed (the only time it is expanded). */
 	config(config, path) {
 		const fields = {
 			plugin: config.plugin,
@@ -9699,14 +9558,12 @@ var BlockReader = class {
 		if (config.id !== void 0) item.id = config.id;
 		return item;
 	}
-	/** Where each of `fields` that `written` sets is written. */
 	fieldSources(written, path, fields) {
 		const sources = {};
 		for (const field of fields) if (written[field] !== void 0) sources[field] = this.at([...path, field]);
 		return sources;
 	}
 };
-/** The record a config or an override pins with `id:`, as a claim of `where` (merge.ts finds one record claimed twice). */
 function claim(item, where, name) {
 	const { id } = item;
 	if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) return;
@@ -9720,7 +9577,7 @@ function claim(item, where, name) {
 		source
 	});
 }
-/** The fields of a config or an override as written (but `name`), always in this order. */
+/** Always in this order. */
 function copyFields(from, to) {
 	for (const field of COPIED_FIELDS) {
 		const value = from[field];
@@ -9728,25 +9585,19 @@ function copyFields(from, to) {
 	}
 }
 // dist/src/manifest/manifest-ajv.js
-/** The options the manifest validator is compiled with, at build time and at run time alike. */
-const MANIFEST_AJV_OPTIONS = {
-	allErrors: true,
-	strict: true,
-	allowUnionTypes: true
-};
-/** The ajv-formats formats the schema uses (`format: uri` on server.base_url). */
-const MANIFEST_FORMATS = ["uri"];
-/** An ajv instance ready for the manifest schema; `extra` adds build-only options (code output). */
+/** `extra` adds build-only options (code output). */
 function createManifestAjv(AjvClass, addFormats, extra = {}) {
 	const ajv = new AjvClass({
-		...MANIFEST_AJV_OPTIONS,
+		allErrors: true,
+		strict: true,
+		allowUnionTypes: true,
 		...extra
 	});
-	addFormats(ajv, [...MANIFEST_FORMATS]);
+	addFormats(ajv, ["uri"]);
 	return ajv;
 }
 // dist/src/manifest/manifest-validator.js
-/** The manifest validator; a literal import, so that the action's bundle holds the generated module. */
+/** A literal import, so that the action's bundle holds the generated module. */
 const getManifestValidator = await precompiledValidator(import("./manifest-validator.generated.mjs"), "the manifest validator", import.meta.url, async () => {
 	const { Ajv } = await import("./ajv2.mjs").then((m) => /* @__PURE__ */ __toESM$1(m.default, 1));
 	const addFormats = (await import("./dist.mjs").then((m) => /* @__PURE__ */ __toESM$1(m.default, 1))).default.default;
@@ -9754,7 +9605,6 @@ const getManifestValidator = await precompiledValidator(import("./manifest-valid
 });
 // dist/src/manifest/schema-checks.js
 const MAX_SCHEMA_ERRORS = 500;
-/** Validates the plain manifest; problems point at the key or value concerned. */
 function validateManifestSchema(plain) {
 	const validate = getManifestValidator();
 	if (validate(plain.value)) return {
@@ -9798,7 +9648,6 @@ function describeAjvError(error, plain) {
 		message: describeValueError(error, path, plain.value, params)
 	};
 }
-/** The message of an ajv error about the value at `path` (anything but an unknown key). */
 function describeValueError(error, path, root, params) {
 	const field = path.at(-1);
 	const label = describeField(path, root);
@@ -9851,7 +9700,7 @@ function describeUnknownKey(key, path) {
 	const list = (isProject ? allowed.filter((name) => name !== "use") : allowed).map((name) => `"${name}"`).join(", ");
 	return `unknown ${noun} "${key}"; ${isProject ? "the families are" : "allowed here"}: ${list}`;
 }
-/** How to write what was meant, for the usual slips: a number or yes/no where text goes, and back. */
+/** How to write what was meant, for the usual slips (a number or yes/no where text goes, and back). */
 function typeHint(expected, actual, field) {
 	const key = typeof field === "string" ? field : void 0;
 	if (expected.includes("boolean") && typeof actual === "string") {
@@ -9876,7 +9725,7 @@ const TYPE_WORDS = {
 	object: "a mapping of keys to values",
 	array: "a list (`- item` lines)"
 };
-/** What an item of these lists is called in a message; an item of any other list is an entry. */
+/** An item of any other list is an entry. */
 const LIST_ITEM_NOUNS = {
 	configs: "config",
 	waves: "wave",
@@ -9907,11 +9756,7 @@ function describeValue(value) {
 	if (typeof value === "object") return "a mapping";
 	return String(value);
 }
-/**
-* The path of a JSON pointer into `root`: a segment is a list index (a number) where the value it
-* steps into is a list (a config, a project set, a wave), and a key (text) in a mapping, even one of
-* digits (a project id under `projects:`).
-*/
+/** A segment is a number only where it steps into a list: a project id under `projects:` stays text. */
 function parsePointer(pointer, root) {
 	const path = [];
 	for (const raw of pointer.split("/").slice(1)) {
@@ -9939,7 +9784,7 @@ function valueAt(root, path) {
 	return current;
 }
 // dist/src/manifest/asked.js
-/** What the manifest asks of one family, for an owner (its mark goes on every record written). */
+/** For an owner: its mark goes on every record written. */
 function familyAsks(family, owner) {
 	return {
 		owner: owner ?? null,
@@ -9950,11 +9795,9 @@ function familyAsks(family, owner) {
 		configs: family.configs.map((config) => [config.id ?? null, config.fields])
 	};
 }
-/** `familyAsks` as a digest. */
 function familyFingerprint(family, owner) {
 	return sha256(JSON.stringify(familyAsks(family, owner)));
 }
-/** The rollout block as asked: its waves and rules, without their places. */
 function rolloutAsks(rollout) {
 	if (rollout === void 0) return null;
 	const { source: _source, waves, ...rules } = rollout;
@@ -9963,7 +9806,7 @@ function rolloutAsks(rollout) {
 		waves: waves.map(({ source: _place, ...wave }) => wave)
 	};
 }
-/** A digest of what the whole manifest asks, with `salt` (the server it is applied to) first. */
+/** `salt`: the server it is applied to. */
 function manifestFingerprint(salt, desired) {
 	const owner = desired.owner?.name;
 	return sha256(`${salt}\u0000${JSON.stringify({
@@ -9977,10 +9820,7 @@ function manifestFingerprint(salt, desired) {
 		])
 	})}`);
 }
-/**
-* What the manifest asks of one config of a family, but its place (order): the change a rollout
-* judged there. Undefined when the family has no config of that name.
-*/
+/** One config but its place (order): the change a rollout judged there. */
 function configFingerprint(desired, where) {
 	const config = desired.families.find((entry) => entry.project === where.project && entry.family === where.family)?.configs.find((entry) => entry.fields.name === where.name);
 	if (config === void 0) return void 0;
@@ -9994,7 +9834,10 @@ function configFingerprint(desired, where) {
 function sha256(text) {
 	return createHash("sha256").update(text).digest("hex");
 }
-/** Reads the manifests at `paths` (files or directories; none means `pcsync.yaml`). */
+// dist/src/manifest/index.js
+/** Past this many errors per file, hostile or mangled input only adds noise. */
+const MAX_ERRORS_PER_FILE = 100;
+/** `paths`: files or directories; none means `pcsync.yaml`. */
 async function loadManifests(paths, options) {
 	const vars = await readAndResolveVariables(options);
 	const read = await readManifestSources(paths, options.cwd);
@@ -10022,10 +9865,7 @@ async function loadManifests(paths, options) {
 		files: loaded.files
 	};
 }
-/**
-* The variables alone, for a command that reads manifest text without loading it (export -o);
-* var-file problems come back as diagnostics.
-*/
+/** The variables alone, for a command that reads manifest text without loading it (export -o). */
 async function loadVariables(options) {
 	const { variables, errors, warnings, order } = await readAndResolveVariables(options);
 	return {
@@ -10034,14 +9874,11 @@ async function loadVariables(options) {
 		warnings: sortAndRedact(warnings, order, variables)
 	};
 }
-/** The variables, with the var files' problems first, and the var files in the order read. */
 async function readAndResolveVariables(options) {
 	const varFiles = await readVarFiles(options.varFiles ?? [], options.cwd);
 	const resolved = resolveVariables({
-		env: options.env,
-		varFiles: varFiles.sources,
-		assignments: options.assignments ?? [],
-		secrets: options.secrets ?? []
+		...options,
+		varFiles: varFiles.sources
 	});
 	return {
 		...resolved,
@@ -10049,10 +9886,7 @@ async function readAndResolveVariables(options) {
 		order: [...varFiles.errors, ...varFiles.sources].map((item) => item.file)
 	};
 }
-/**
-* The pure part of loadManifests: manifest texts in, desired state or diagnostics out. Without
-* `variables`, any `${NAME}` without a default is an error.
-*/
+/** The pure part of loadManifests. Without `variables`, any `${NAME}` without a default is an error. */
 function loadManifestSources(sources, variables = NO_VARIABLES) {
 	const errors = [];
 	const warnings = [];
@@ -10075,9 +9909,8 @@ function loadManifestSources(sources, variables = NO_VARIABLES) {
 	};
 }
 /**
-* Sorts by file (in `order`) and position, and redacts the secrets of `variables`. The API key is
-* refused where the loader finds it, and those messages never quote it; this is the last guard, for
-* a message that quotes manifest text the loader had no reason to suspect.
+* Sorts by file (in `order`) and position, and redacts the secrets: the last guard, for a message
+* quoting manifest text the loader had no reason to suspect (the key itself is refused where found).
 */
 function sortAndRedact(unsorted, order, { secrets = [] }) {
 	const diagnostics = sortDiagnostics(unsorted, order);
@@ -10124,10 +9957,10 @@ function loadOneManifest(source, variables) {
 	};
 }
 function capErrors(file, errors, omitted = 0) {
-	if (errors.length <= 100) return errors;
-	const shown = sortDiagnostics(errors, [file]).slice(0, 100);
+	if (errors.length <= MAX_ERRORS_PER_FILE) return errors;
+	const shown = sortDiagnostics(errors, [file]).slice(0, MAX_ERRORS_PER_FILE);
 	const last = shown.at(-1);
-	const more = errors.length - 100 + omitted;
+	const more = errors.length - MAX_ERRORS_PER_FILE + omitted;
 	if (last !== void 0) shown.push({
 		...last,
 		message: `${more} more errors not shown; fix the ones above first`
@@ -10135,11 +9968,7 @@ function capErrors(file, errors, omitted = 0) {
 	return shown;
 }
 // dist/src/run/load-manifest.js
-/**
-* The files a run reads, which its outputs may not replace: the manifests (unless `manifests`
-* is false: export updates its own target, and `apply --plan` reads none), the saved plan, the var
-* files and the API key file.
-*/
+/** Its outputs may not replace them; `manifests` false: export updates its own, `apply --plan` reads none. */
 function runInputs(flags, options) {
 	const manifests = flags.file === void 0 || flags.file.length === 0 ? [DEFAULT_MANIFEST_PATH] : flags.file;
 	return [
@@ -10161,7 +9990,7 @@ function runInputs(flags, options) {
 		}]
 	];
 }
-/** The `--var` arguments as assignments; a malformed one is a usage error that never quotes it. */
+/** A malformed `--var` is a usage error that never quotes it. */
 function parseVariableFlags(values) {
 	return (values ?? []).map((argument, index) => {
 		const parsed = parseVariableAssignment(argument);
@@ -10180,11 +10009,7 @@ function ordinal(n) {
 		"rd"
 	][n % 10] ?? "th"}`;
 }
-/**
-* Loads the manifests with the variables the flags and PCSYNC_VAR_* give. The API key, from the
-* environment or the key file, is handed over so that no value may contain it; a key file that
-* cannot be read is left for the connection to report.
-*/
+/** The key file's key is handed over so that no value may hold it; unreadable, the connection reports it. */
 async function loadManifest(flags, io) {
 	return loadManifests(flags.file, await variableOptions(flags, io));
 }
@@ -10199,10 +10024,7 @@ async function variableOptions(flags, io) {
 		secrets: key ? [key] : []
 	};
 }
-/**
-* The variables alone (export -o matches an existing manifest's `${NAME}` with them); var-file
-* problems are printed like manifest ones and end the command.
-*/
+/** For export -o, which matches a manifest's `${NAME}` with them; var-file problems end the command. */
 async function loadVariablesOrThrow(flags, io) {
 	const result = await loadVariables(await variableOptions(flags, io));
 	printDiagnostics({
@@ -10213,21 +10035,14 @@ async function loadVariablesOrThrow(flags, io) {
 	if (result.errors.length > 0) throw new InputError("manifest_invalid", { diagnostics: result.errors });
 	return result.variables;
 }
-/**
-* Loads the manifests and prints their warnings and errors (file:line:col on stderr, plus
-* `::error` annotations when GITHUB_ACTIONS=true). Throws InputError after printing, so the
-* top-level handler only adds a one-line summary.
-*/
+/** Throws after printing the problems, so the top-level handler only adds a one-line summary. */
 async function loadManifestOrThrow(flags, io) {
 	const result = await loadManifest(flags, io);
 	printDiagnostics(result, io);
 	if (result.errors.length > 0 || result.value === void 0) throw new InputError("manifest_invalid", { diagnostics: result.errors });
 	return result.value;
 }
-/**
-* Prints the warnings and errors as file:line:col on stderr (`text: false`: only the GitHub
-* annotations, for `validate --format json`, whose document holds them).
-*/
+/** `text: false`: only the GitHub annotations (`validate --format json`'s document holds the rest). */
 function printDiagnostics(result, io, options = { text: true }) {
 	const diagnostics = [...result.errors, ...result.warnings];
 	if (options.text) for (const diagnostic of diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
@@ -10243,31 +10058,25 @@ function suggestFamily(value) {
 	const containing = FAMILY_NAMES.filter((name) => name.includes(word));
 	return containing.length === 1 ? containing[0] : void 0;
 }
-/** `value` as `parse` reads it (undefined: not valid), or the usage error `FLAG must be WHAT, not "VALUE"`. */
+/** `parse` returns undefined for a value that is not valid. */
 function parseFlag(flag, value, what, parse) {
 	const parsed = parse(value);
 	if (parsed === void 0) throw new InputError("usage", `${flag} must be ${what}, not "${value}"`);
 	return parsed;
 }
-/** The parser of a repeatable option: each use adds its value to the list. */
 function collect(value, previous) {
 	return [...previous ?? [], value];
 }
-/** A --family value, or the one error for one that is not a family, whichever command it was given to. */
+/** The one error for a family that is not one, whichever command it was given to. */
 function parseFamily(value) {
 	if (isFamilyName(value)) return value;
 	const suggestion = suggestFamily(value);
 	throw new InputError("usage", `unknown family "${value}" for --family${suggestion === void 0 ? "" : `; did you mean "${suggestion}"?`}; use one of: ${FAMILY_NAMES.join(", ")}`);
 }
-/**
-* `--family NAME`: one of the two families, checked as it is parsed. `repeatable` collects several
-* (plan, apply, export select families); otherwise the command acts on one record's family.
-*/
 function familyOption(description, options) {
 	const option = new Option("--family <name>", description).choices(FAMILY_NAMES);
 	return options.repeatable ? option.argParser((value, previous) => [...previous ?? [], parseFamily(value)]) : option.argParser((value) => parseFamily(value));
 }
-/** Every format pcsync prints in; each command offers those it can print. */
 const OUTPUT_FORMATS = [
 	"text",
 	"json",
@@ -10275,15 +10084,12 @@ const OUTPUT_FORMATS = [
 ];
 /** Markdown is for plans (a pull-request comment); logs, jobs and validation print text or JSON. */
 const TEXT_OR_JSON = ["text", "json"];
-/** `--format`: one of `formats` (checked by commander), text by default. */
 function formatOption(description = "output format", formats = OUTPUT_FORMATS) {
 	return new Option("--format <format>", description).choices(formats).default("text");
 }
-/** `-o, --out FILE`: every command that writes a file names it so. */
 function outOption(description) {
 	return new Option("-o, --out <file>", description);
 }
-/** Adds `alias`: a synonym shown in --help, or an old spelling that warns (see OptionAlias). */
 function addOptionAlias(command, alias, io) {
 	let warned = false;
 	const name = alias.flags.split(/[ ,]/)[0] ?? alias.flags;
@@ -10312,15 +10118,10 @@ function addOptionAlias(command, alias, io) {
 		command.setOptionValueWithSource(alias.attribute, merged, "cli");
 	}));
 }
-/**
-* Adds `-f, --file PATH` (repeatable; none means pcsync.yaml), `--var NAME=VALUE` and
-* `--var-file FILE` (both repeatable); the action gets them as ManifestFlags.
-*/
 function addManifestOption(command) {
 	command.addOption(new Option("-f, --file <path>", "manifest file, or directory of *.yaml/*.yml files; repeatable").argParser(collect).default([], "pcsync.yaml"));
 	return addVariableOptions(command);
 }
-/** Adds `--var NAME=VALUE` and `--var-file FILE`, both repeatable. */
 function addVariableOptions(command) {
 	return command.option("--var <NAME=VALUE>", "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable", collect).option("--var-file <file>", "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable", collect);
 }

@@ -9,40 +9,34 @@ import { Writable } from "node:stream";
 import { readFile } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 // dist/src/plain-object.js
-/** A JSON object (not an array, not null). */
 function isObject(value) {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-/** A YAML mapping's or JSON object's value as a record; undefined for anything else. */
 function asRecord(value) {
 	return isObject(value) ? value : void 0;
 }
 // dist/src/plural.js
-/** `${count} ${one}` when count is 1, else `${count} ${many}` (by default one with an `s`). */
 function plural(count, one, many = `${one}s`) {
 	return `${count} ${count === 1 ? one : many}`;
 }
-/** `project 1`, or `projects 1, 2`: a noun and the items it names. */
+/** `project 1`, or `projects 1, 2`. */
 function nounAndList(items, one, many = `${one}s`) {
 	return `${items.length === 1 ? one : many} ${items.join(", ")}`;
 }
 // dist/src/input-error.js
-/** A file named as the user gave it, then what is wrong with it (`problem` follows the name). */
+/** `problem` follows the file's name as the user gave it. */
 const fileProblem = ({ file, problem }) => `${file} ${problem}`;
-/** A file not written: the path as the user gave it, and why without the path. */
 const notWritten = ({ path, reason }) => `cannot write ${path}: ${reason}`;
 const INPUT_CODES = {
-	/** A command-line usage error: bad flag values, missing required options; the text says which. */
 	usage: { message: (text) => text },
 	/** Every diagnostic is kept for callers to print or annotate; `message` replaces the summary. */
 	manifest_invalid: { message: ({ diagnostics, message }) => message ?? summarizeErrors(diagnostics) },
 	plan_invalid: { message: ({ problems }) => `the plan cannot be made:\n${problems.map((problem) => `  ${problem}`).join("\n")}` },
-	/** Not JSON, not a plan, another version, or invalid (`problem` follows the file's name). */
 	plan_file_invalid: { message: fileProblem },
 	/** One of pcsync's own files, of another kind than the command reads (a journal given as a plan). */
 	wrong_file_kind: { message: fileProblem },
 	plan_file_unreadable: { message: ({ file, reason }) => `cannot read the plan file ${file}: ${reason}` },
-	/** A project's list answered 404: `where` is its place in the manifest, `failure` the 404's own line. */
+	/** `where`: the project's place in the manifest; `failure`: the 404's own line. */
 	project_not_found: { message: (f) => `project ${f.project}${f.where === void 0 ? "" : ` (${f.where})`}: the server at ${f.server} does not know it, or it is not visible to this API key (${f.failure}). Check the project id, or use a key with access to project ${f.project}.` },
 	journal_invalid: {
 		message: ({ path, line, reason }) => `${path}:${line}: ${reason}. The journal was not written this way by pcsync (edited or copied in part?); nothing was changed.`,
@@ -52,13 +46,22 @@ const INPUT_CODES = {
 		message: ({ path, reason }) => `cannot read the journal ${path}: ${reason}`,
 		hint: ({ directory }) => `an apply names its journal at the end of its output; by default they are in ${directory}/`
 	},
+	/** A rollout's journal handed to rollback that is not as a rollout wrote it (`message` says where). */
+	rollout_journal_invalid: {
+		message: ({ message }) => `${message}. The rollout's journal was not written this way by pcsync (edited or copied in part?); nothing was changed.`,
+		hint: () => "use the rollout's journal exactly as the rollout wrote it"
+	},
+	/** A rollout's journal handed to rollback while the rollout has not ended: finished first. */
+	rollout_unfinished: {
+		message: ({ path }) => `${path} holds a rollout that did not end (killed, or stopped in a wave); nothing was changed`,
+		hint: ({ journals }) => `finish it with the same \`pcsync apply -f MANIFEST\`, then undo it with this command${journals.length === 0 ? "" : `; or undo its waves' journals yourself, newest first: ${journals.map((journal) => `\`pcsync rollback --journal ${journal}\``).join(", then ")}`}`
+	},
 	journal_unwritable: {
 		message: ({ path, reason }) => `cannot write the journal ${path}: ${reason}`,
 		hint: ({ rollout }) => rollout === true ? "give another path with --journal PATH, or leave --journal out" : "give another path with --journal PATH, or skip the journal with --no-journal"
 	},
 	/** The directory of a journal that is only read (a rollback's) takes no lock file. */
 	journal_unlockable: { message: ({ path, reason }) => `cannot lock the journal ${path}: ${reason}` },
-	/** A write whose journal line would hold the API key is not sent. */
 	journal_would_hold_key: {
 		message: ({ intent }) => `the ${intent.op} of ${intent.id === null ? `"${intent.name ?? "?"}"` : `record ${intent.id}`} in project ${intent.project} ${intent.family} was not sent: its journal line would hold the API key, and a journal never does`,
 		hint: () => "remove the key's text from that record, or apply with --no-journal"
@@ -67,11 +70,8 @@ const INPUT_CODES = {
 	journal_not_found: { message: ({ planFile, directory }) => `no journal of an apply of ${planFile} in ${directory}/. Give the interrupted apply's journal with --journal PATH.` },
 	/** `source`: where the base URL was given (`server.base_url at pcsync.yaml:3`), when known. */
 	insecure_http: { message: ({ host, source }) => `Refusing to send the API key over plain http to ${host}${source === void 0 ? "" : ` (the base URL from ${source})`}: use an https:// base URL, or pass --insecure-http if the network is trusted.` },
-	/** A rollout's Prometheus credentials: the variable the manifest names is not set (or empty). */
 	prometheus_credentials_missing: { message: ({ variable, key }) => `rollout.health.prometheus.${key} names the environment variable ${variable}, which is not set (or is empty): set it to the ${key === "bearer_token_env" ? "token" : "password"} Prometheus asks for; nothing was written` },
-	/** The variable holds a line break or another control character: no HTTP header can carry it. */
 	prometheus_credentials_invalid: { message: ({ variable, key }) => `rollout.health.prometheus.${key} names the environment variable ${variable}, whose value holds a line break or another control character (a trailing newline?), which no HTTP header can carry: set it to the value alone; nothing was written` },
-	/** Credentials for Prometheus over plain http to another host, without --insecure-http. */
 	prometheus_insecure_http: { message: ({ host }) => `Refusing to send Prometheus credentials over plain http to ${host}: give rollout.health.prometheus an https:// URL, or pass --insecure-http if the network is trusted; nothing was written` },
 	/** The proxy variable's value may hold a password, so it is never shown. */
 	invalid_proxy: { message: ({ variable, reason }) => `The proxy in ${variable} cannot be used: ${reason}.` },
@@ -82,47 +82,37 @@ const INPUT_CODES = {
 	/** An argument the service would reject or misread. */
 	invalid_request: { message: ({ message }) => message },
 	logs_not_supported: { message: ({ family }) => `The ${family} family has no logs endpoint; logs exist for plugin_configs only.` },
-	/** A key that cannot go into an Authorization header as is; its value is never shown. */
+	/** Its value is never shown. */
 	api_key_invalid: { message: ({ source, reason }) => `The API key from ${source} ${reason}.` },
 	api_key_missing: { message: (_) => "No API key: set PCSYNC_API_KEY, or pass --api-key-file PATH naming a file that holds the key." },
-	/** The key file is missing, unreadable or empty; its content is never shown. */
+	/** Its content is never shown. */
 	api_key_file: { message: ({ file, reason }) => `API key file ${file}: ${reason}.` },
 	/** posthog-2024 servers refuse scoped keys on job, frontend and logs, whatever their scopes. */
 	scoped_key_refused: {
 		message: ({ refusal }) => refusal.message,
 		hint: ({ action }) => `this server (posthog-2024 generation) refuses scoped personal API keys for ${action}; use an unscoped (legacy) key or a key with the "*" scope`
 	},
-	/**
-	* Output that must be written exactly (a saved plan, a JSON plan, an export) holds the API key;
-	* `places` name where, `shortestSecret` is the length of the shortest key registered.
-	*/
+	/** Output that must be written exactly (a saved plan, an export) holds the API key. */
 	secret_in_output: { message: ({ what, places, remedy, shortestSecret }) => {
 		const shown = places.length > 0 ? places : ["its fixed text (field names)"];
 		const listed = shown.length > 5 ? `${shown.slice(0, 5).join("; ")}; and ${shown.length - 5} more` : shown.join("; ");
 		const shortKey = shortestSecret > 0 && shortestSecret < 8 ? ` The API key is only ${shortestSecret} characters long, so ordinary text contains it: use a real key.` : "";
 		return `refusing to write ${what}: the API key's text appears in it (${listed}). It is data that pcsync reads back, so it is written exactly or not at all, and pcsync never writes the key nor replaces it with ${REDACTED} there. ${remedy}${shortKey}`;
 	} },
-	/** `export --all` found no project: there is nothing to write, and an empty manifest would hide why. */
+	/** An empty manifest would hide why there is nothing. */
 	export_no_projects: { message: (_) => "the API key sees no project, so there is nothing to export; check that the key is given access to the projects (or use --project ID)" },
 	/** `--templates` writes a whole fleet manifest; merging one into a manifest a person keeps is not done. */
 	export_target_exists: { message: ({ file }) => `${file} exists; export --templates writes a new manifest and does not update one: choose a new file, or remove ${file}` },
-	/** The manifest export would update is not one it can update (`problem` follows the file's name). */
 	export_target_invalid: { message: fileProblem },
 	export_target_fleet: { message: ({ file, keys }) => `${file} uses ${keys.join(" and ")}, which export does not update in place; export to a new file (with --templates for a compact one) and carry the differences over` },
 	/** `what`: `with id 5` or `named "x"`; `next`: how to find the right one. */
 	config_not_found: { message: ({ what, where, next }) => `no config ${what} in ${where}; ${next}` },
 	/** Several configs have the name: in one `family` (`ids`), or in both families (`each` says where). */
 	config_ambiguous: { message: ({ name, project, family, ids, each }) => family !== void 0 ? `${ids.length} configs in ${family} of project ${project} are named "${name}" (ids ${ids.join(", ")}); pass one id with --config` : `"${name}" names configs in both families of project ${project} (${each}); pass --family with the one you mean, or its id with --config` },
-	/** `watch --listen` could not listen (`why`: in words). */
 	listen_failed: { message: ({ where, why }) => `--listen ${where}: ${why}; choose another with --listen HOST:PORT` },
-	/** `serve` could not listen: the port is in use (EADDRINUSE), or the address cannot be had. */
 	serve_listen_failed: { message: ({ address, code }) => code === "EADDRINUSE" ? `cannot listen on ${address}: the port is in use; pick another with --port` : code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME" ? `cannot listen on ${address}: no such host (${code}); give --host an address of this machine, e.g. 127.0.0.1 or 0.0.0.0` : `cannot listen on ${address} (${code}); check --host and --port` },
-	/**
-	* This copy of pcsync cannot load `what`, a module its build generates (src/precompiled.ts):
-	* missing, cut short, or needing a dependency the install lacks (`reason`).
-	*/
+	/** A module the build generates (src/precompiled.ts) is missing, cut short, or lacks a dependency. */
 	build_broken: { message: ({ what, reason }) => `this copy of pcsync is broken: it cannot load ${what}, which its build compiles ahead of time (${reason}). Reinstall pcsync; in a clone of its repository, run \`npm run build\` (or \`npm ci\`).` },
-	/** The emulator's data file cannot be loaded. */
 	emulator_data_invalid: { message: ({ problem, advice }) => `${problem}; ${advice}` },
 	/** The system said no. */
 	output_unwritable: { message: notWritten },
@@ -131,7 +121,6 @@ const INPUT_CODES = {
 	/** One of the files this run reads. */
 	output_is_input: { message: notWritten }
 };
-/** What the user must fix in what pcsync was given; exit code 1. */
 var InputError = class extends PcsyncError {
 	facts;
 	constructor(code, facts, options = {}) {
@@ -139,18 +128,17 @@ var InputError = class extends PcsyncError {
 		this.facts = facts;
 	}
 };
-/** Whether `error` is an InputError, of one of `codes` when given. */
+/** Of one of `codes` when given. */
 function isInputError(error, ...codes) {
 	return error instanceof InputError && (codes.length === 0 || codes.includes(error.code));
 }
-/** "manifest invalid: 3 errors in 2 files; fix them and run pcsync validate" */
+/** "manifest invalid: 3 errors in 2 files" */
 function summarizeErrors(diagnostics) {
 	const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
 	const files = new Set(errors.map((diagnostic) => diagnostic.file)).size;
 	return `manifest invalid: ${plural(errors.length, "error")} in ${plural(files, "file")}`;
 }
 // dist/src/format-bytes.js
-/** `64 MiB`, `512 KiB`, else `1000 bytes`: exact, so a limit is never rounded in a message. */
 function formatBytes(bytes) {
 	if (bytes >= 1048576 && bytes % 1048576 === 0) return `${bytes / 1048576} MiB`;
 	if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
@@ -180,47 +168,37 @@ function escapeCharacter(character) {
 function defuseCommands(line) {
 	return line.replace(/##\[/g, "#\\u0023[").replace(/^(\s*)::/u, "$1\\u003a:");
 }
-/** Server text shown within one line (a name, an id, an error's detail): every character visible. */
+/** For one line (a name, an error's detail): every character visible. */
 function neutraliseInline(text) {
 	return defuseCommands(text.replace(UNSAFE, escapeCharacter));
 }
-/**
-* Server text of several lines (a log message, a frontend module): its lines, each made safe as
-* neutraliseInline does but keeping tabs, for the caller to print one per line.
-*/
+/** For text of several lines (a log message, a module): each line as neutraliseInline, tabs kept. */
 function neutraliseLines(text) {
 	return text.split(LINE_BREAK).map((line) => defuseCommands(line.replace(UNSAFE_BUT_TAB, escapeCharacter)));
 }
-/** JSON text with the characters JSON leaves raw written as JSON escapes: parsed, the same data. */
+/** What JSON leaves raw, as JSON escapes: parsed, the same data. */
 function neutraliseJson(json) {
 	return json.replace(UNSAFE_IN_ESCAPED, (character) => character.replace(/[\s\S]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`)).replace(/##\[/g, "#\\u0023[");
 }
 const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]|##\[/u;
 /**
-* Whether server text, as a YAML scalar, must be written double-quoted for neutraliseYaml: it
-* holds a control, format or line-breaking character, or `##[`. (A line break inside a scalar is
-* the only way to start a line with `::` in YAML that pcsync writes; double-quoted, it is `\n`.)
+* Whether a YAML scalar must be double-quoted for neutraliseYaml. (A line break inside a scalar is the
+* only way to start a line with `::` in YAML that pcsync writes; double-quoted, it is `\n`.)
 */
 function needsYamlEscapes(text) {
 	return NEEDS_ESCAPES.test(text);
 }
-/**
-* YAML text in which every scalar that needsYamlEscapes is written double-quoted (with no line
-* folding), with what YAML leaves raw there written as YAML's own escapes (`\u202e`,
-* `\U000e0041`, `#\x23[`): safe to print, and parsed, the same data.
-*/
+/** For YAML whose scalars that needsYamlEscapes are double-quoted, unfolded: YAML's own escapes. */
 function neutraliseYaml(yaml) {
 	return yaml.replace(UNSAFE_IN_ESCAPED, (character) => {
 		const code = character.codePointAt(0) ?? 0;
 		return code > 65535 ? `\\U${code.toString(16).padStart(8, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
 	}).replace(/##\[/g, "#\\x23[");
 }
-/** Server text as a quoted JSON literal for a line of text (a record's name): visible, quoted, safe. */
 function quoteServerText(text) {
 	return neutraliseJson(JSON.stringify(text));
 }
 // dist/src/package-files.js
-/** The absolute path of a file given relative to the package root. */
 function findPackageFile(relative) {
 	let directory = dirname(fileURLToPath(import.meta.url));
 	for (;;) {
@@ -232,7 +210,6 @@ function findPackageFile(relative) {
 	}
 }
 let versionCache;
-/** pcsync's own version, from its package.json. */
 function packageVersion() {
 	if (versionCache !== void 0) return versionCache;
 	const version = asRecord(JSON.parse(readFileSync(findPackageFile("package.json"), "utf8")))?.version;
@@ -240,7 +217,7 @@ function packageVersion() {
 	return versionCache;
 }
 // dist/src/api/service-error.js
-/** An entry of the table: every code of a ServiceError ends the run with EXIT_ERROR. */
+/** Every code of a ServiceError ends the run with EXIT_ERROR. */
 function entryOf(kind) {
 	return (message) => ({
 		kind,
@@ -252,69 +229,48 @@ const request = entryOf("request");
 const response = entryOf("response");
 const outcome = entryOf("outcome");
 const SERVICE_CODES = {
-	/** Any non-2xx answer of the service; `detail` is its error body on one line, or the status's name. */
+	/** `detail`: the error body on one line, or the status's name. */
 	api_error: request((f) => `${f.status} ${f.method} ${f.path}: ${f.detail}${f.attempts > 1 ? ` (gave up after ${f.attempts} attempts)` : ""}`),
-	/** The connection failed (refused, reset, DNS, TLS, a proxy), after the retries allowed. */
 	network_error: request((f) => f.explanation !== void 0 ? `${f.method} ${f.path}: ${f.explanation}` : f.outcomeUnknown ? `${f.method} ${f.path}: connection to ${f.origin} lost (${f.description}) after ${plural(f.attempts, "attempt")}; the request may or may not have been processed` : `${f.method} ${f.path}: could not reach ${f.origin} (${f.description}) after ${plural(f.attempts, "attempt")}; check the base URL and that the service is reachable`),
-	/** No response, or no complete body, within the configured time. */
 	timeout: request((f) => `${f.method} ${f.path}: ${{
 		connect: "could not connect",
 		headers: "no response",
 		body: "response body not complete"
 	}[f.phase]} within ${f.timeoutMs} ms, after ${plural(f.attempts, "attempt")}`),
-	/** A 3xx answer: redirects are never followed, so the key goes nowhere but the base URL. */
+	/** Redirects are never followed, so the key goes nowhere but the base URL. */
 	redirect_not_followed: request((f) => `${f.status} ${f.method} ${f.path}: the service redirected ${f.location === void 0 ? "without a Location" : `to ${f.location}`}; pcsync does not follow redirects (the API key is only sent to ${f.base}); check the base URL, and use the redirect's target as the base URL if it is the service's real address`),
-	/** Response headers beyond the HTTP parser's limit: not a Plugin Configuration Service answer. */
 	response_headers_too_large: request((f) => `${f.method} ${f.path}: the response headers are larger than the ${formatBytes(f.limitBytes)} limit, so the answer was not read; is the base URL that of the Plugin Configuration Service, and is any proxy in front of it working?`),
-	/**
-	* The client's abort signal fired (apply was interrupted) before this request could be sent, or
-	* sent again: `attempts` counts the attempts that did go out.
-	*/
+	/** The run was interrupted before this request was sent (again): `attempts` counts those that went. */
 	request_aborted: request((f) => `${f.method} ${f.path}: ${f.attempts === 0 ? "not sent" : `not sent again after ${plural(f.attempts, "attempt")}${f.outcomeUnknown ? " whose outcome is unknown" : ""}`}: the run was interrupted`),
-	/**
-	* Not sent: an earlier answer throttled this API key for longer than the client waits (the
-	* service's hourly limit spent), until `until`; sent, it would only be refused too.
-	*/
+	/** Not sent: an earlier answer throttled the key for longer than the client waits. */
 	request_throttled: request((f) => `${f.method} ${f.path}: not sent: the service throttled this API key until ${f.until}, longer than pcsync waits (its hourly rate limit spent?); run again after then`),
-	/** Beyond the client's memory bound (inflated from `encoding`, when compressed); never retried. */
+	/** Never retried. */
 	response_too_large: response((f) => f.encoding === void 0 ? `${f.method} ${f.path}: the response is larger than the ${formatBytes(f.limitBytes)} limit; ask for smaller pages or raise maxResponseBytes` : `${f.method} ${f.path}: the ${f.encoding}-encoded response inflates to more than the ${formatBytes(f.limitBytes)} limit; reading stopped there (no page of this service is that large: is the base URL that of the Plugin Configuration Service?)`),
-	/** A 2xx answer that is not JSON, or lacks the shape the client relies on (`problem`: the first). */
 	malformed_response: response(({ method, path, problem }) => `${method} ${path}: malformed response: ${problem}; is the base URL that of the Plugin Configuration Service?`),
-	/** A `next` link off the base URL's origin or path prefix (`link`: its origin and path). */
 	foreign_next_link: response(({ method, path, link, base }) => `${method} ${path}: the next-page link points to ${link}, outside ${base}; refusing to follow it (the API key is only sent to the base URL)`),
-	/** Pagination that would not end: a repeated `next` link, or more pages than `count` allows. */
 	pagination_loop: response(({ method, path, reason }) => `${method} ${path}: pagination does not end (${reason}); refusing to read further`),
-	/**
-	* A `next` link on the base URL that is not the next page of the same list: following it would
-	* read another list's records as this one's.
-	*/
+	/** Following it would read another list's records as this one's. */
 	next_link_off_collection: response(({ method, path, link, reason }) => `${method} ${path}: the next-page link ${link} is not the next page of this list (${reason}); refusing to follow it, since its records would be taken for this list's. The service, or a proxy in front of it, rewrites its links: report it to whoever runs it`),
-	/**
-	* A list longer than pcsync reads, or slower to read than it waits for: a count above the records
-	* bound, or a read past the time bound (list-walk.ts). `bound` names the option that raises it.
-	*/
+	/** Past the records or the time bound (list-walk.ts); `bound` names the option that raises it. */
 	list_too_long: response(({ method, path, reason, bound }) => `${method} ${path}: ${reason}; refusing to read further. If the list really is that long or the service that slow, raise ${bound}; otherwise the service, or a proxy in front of it, is answering wrongly`),
-	/** A list whose pages did not add up on every read allowed (`problem`: on the last read). */
 	list_changed_during_read: response(({ method, path, reads, problem }) => `${method} ${path}: the service's list changed while it was being read, on ${plural(reads, "read")} in a row (last: ${problem}), so pcsync has no consistent copy of it and uses none; run pcsync again once nothing else is changing these records (another pcsync run, a deploy, someone in the service's UI)`),
-	/** A job POST whose outcome is unknown is never repeated: running a job twice may do harm. */
+	/** Never repeated: running a job twice may do harm. */
 	job_outcome_unknown: outcome(({ failure }) => `${failure}. The job may or may not have run; it was not retried. Check the config's logs before running it again.`),
 	/**
-	* A create failed ambiguously and the family could not be re-read to find out whether it happened;
-	* a read that starts at or after `conclusiveAfter` (the client's clock) without it proves it was not.
+	* The family could not be re-read to find out; a read that starts at or after `conclusiveAfter`
+	* (the client's clock) without the record proves it was not made.
 	*/
 	create_outcome_unknown: outcome(({ failure, why }) => `${failure}. The record may or may not have been created: ${why}. Run \`pcsync plan\` once the service answers to see whether it exists.`)
 };
-/** The service or the network failed a request under way; what to do depends on the code. */
 var ServiceError = class extends PcsyncError {
 	method;
 	path;
-	/** How many times the request was sent before giving up (a request code's). */
+	/** A request code's. */
 	attempts;
-	/** See Tries: a write may have happened although it failed (always, for an outcome code). */
+	/** See Tries (always, for an outcome code). */
 	outcomeUnknown;
-	/** The HTTP status of an answer (`api_error`, `redirect_not_followed`). */
+	/** `api_error`, `redirect_not_followed`. */
 	status;
-	/** The service's `{type, code, detail, attr}` body, when it sent one. */
 	serviceError;
 	facts;
 	constructor(code, request, facts) {
@@ -339,27 +295,21 @@ var ServiceError = class extends PcsyncError {
 		this.facts = facts;
 	}
 };
-/** Whether `error` is a ServiceError of one of `codes`. */
 function isServiceError(error, ...codes) {
 	return error instanceof ServiceError && codes.includes(error.code);
 }
-/** Whether `error` is a failed request, of one of `codes` when given. */
+/** Of one of `codes` when given. */
 function isRequestError(error, ...codes) {
 	return error instanceof ServiceError && SERVICE_CODES[error.code].kind === "request" && (codes.length === 0 || codes.includes(error.code));
 }
-/** Whether `error` is the service's non-2xx answer, of one of `statuses` when given. */
+/** The service's non-2xx answer, of one of `statuses` when given. */
 function isApiError(error, ...statuses) {
 	return isRequestError(error, "api_error") && error.status !== void 0 && (statuses.length === 0 || statuses.includes(error.status));
 }
-/**
-* What a user can do about a status the service's text may not explain. A 401 has none here: where
-* the key comes from is the caller's to say (the CLI names its variable and flag).
-*/
 const STATUS_HINTS = {
 	403: "The API key lacks the scope or the project access named above; use a key that has it.",
 	429: "The service is throttling this key; wait a little and try again."
 };
-/** The service's non-2xx answer as an `api_error`, its text on one line. */
 function apiError(request, details) {
 	const serviceError = details.serviceError && {
 		type: neutraliseInline(details.serviceError.type),
@@ -381,11 +331,10 @@ function apiError(request, details) {
 }
 // dist/src/api/api-key.js
 const VALID_KEY = /^[\x21-\x7e]+$/;
-/** Whether `key` can go into the header as is. */
 function isValidApiKey(key) {
 	return VALID_KEY.test(key);
 }
-/** `key`, or an InvalidApiKeyError naming `source` (where the key came from) if it is not valid. */
+/** `source`: where the key came from, for the error. */
 function checkApiKey(key, source) {
 	if (!isValidApiKey(key)) throw new InputError("api_key_invalid", {
 		source,
@@ -395,7 +344,6 @@ function checkApiKey(key, source) {
 }
 // dist/src/run/credentials.js
 const API_KEY_ENV = "PCSYNC_API_KEY";
-/** The key, registered in `secrets` (the run's) once read. */
 async function resolveApiKey(sources, secrets) {
 	const fromEnv = sources.env[API_KEY_ENV]?.trim();
 	let key;
@@ -409,11 +357,7 @@ async function resolveApiKey(sources, secrets) {
 	secrets.register(key);
 	return key;
 }
-/**
-* Reads `file` (relative to `cwd` when given), naming it as given in errors. The manifest loader
-* reads it too, to refuse values holding the key before any connection is made; a key file that
-* cannot be read is then left for the connection to report.
-*/
+/** The manifest loader reads it too, to refuse values holding the key before any connection is made. */
 async function readKeyFile(file, cwd) {
 	let content;
 	try {
@@ -432,11 +376,9 @@ async function readKeyFile(file, cwd) {
 	return key;
 }
 /**
-* Registers `text` as a secret if it is a valid key, else each of its long enough words (of
-* MIN_SECRET_LENGTH, 8, or more characters: `Bearer <key>`, two keys), and the whole text when it
-* is long enough (a webhook secret may hold white space). The key in the environment is registered
-* so before any command runs, whether or not the command uses it: a manifest may interpolate it
-* (`${PCSYNC_API_KEY}`) into a value that an error quotes before the key is ever read.
+* A valid key whole, else each word of MIN_SECRET_LENGTH or more (`Bearer <key>`, two keys) and the
+* whole text (a webhook secret may hold white space). The environment's key is registered before any
+* command runs: a manifest may interpolate it into a value an error quotes before the key is read.
 */
 function registerSecretWords(text, secrets) {
 	const key = text.trim();
@@ -458,11 +400,7 @@ function describeReadFailure(error) {
 	return READ_FAILURES[code] ?? `cannot be read (${code || "unknown error"})`;
 }
 // dist/src/cli/output-edge.js
-/**
-* A Writable that redacts what it is given and passes it on to `target`. It keeps back only the
-* end of a write that could be the start of a secret form, until the next write or `flush()`.
-* Each write is handled at once (no buffering here), so stdout and stderr stay in order.
-*/
+/** Keeps back only a write's end that could start a secret form; the rest passes at once, in order. */
 var RedactingWriter = class extends Writable {
 	#target;
 	#registry;
@@ -494,7 +432,7 @@ var RedactingWriter = class extends Writable {
 		this.flush();
 		callback();
 	}
-	/** Writes out what was kept back: at the end of the output, a partial form is no secret. */
+	/** At the end of the output, a partial form is no secret. */
 	flush() {
 		this.#pass(this.#held + this.#decoder.end(), true);
 	}
@@ -517,21 +455,13 @@ var RedactingWriter = class extends Writable {
 		if (out !== "" && this.#lost === void 0) this.#target.write(out);
 	}
 };
-/**
-* The process's output edge: the two redacting writers, a count of what they (and the files
-* written through `redactText`) replaced, and the streams lost on the way.
-*/
 var OutputEdge = class {
 	stdout;
 	stderr;
 	registry;
 	#redactions = 0;
-	/** The streams lost on the way. */
 	losses = [];
-	/**
-	* The command that changes the service (apply, rollback, job) and so must not be cut short, nor
-	* left half done, because nobody reads its output any more: its writes matter more than its report.
-	*/
+	/** A command that changes the service must not be left half done because nobody reads its output. */
 	keepRunningFor;
 	constructor(streams, options) {
 		this.registry = options.registry;
@@ -551,22 +481,17 @@ var OutputEdge = class {
 		this.stdout = writer("stdout");
 		this.stderr = writer("stderr");
 	}
-	/** Text for a human-readable file (the step summary), redacted and counted like the streams. */
 	redactText(text) {
 		const result = this.registry.redact(text);
 		this.#redactions += result.count;
 		return result.text;
 	}
-	/**
-	* A redacted copy of data about to be rendered for a person: renderers shorten and diff long
-	* strings, and a key cut in two would no longer be recognised by the writers.
-	*/
+	/** Renderers shorten and diff long strings: a key cut in two would escape the writers. */
 	redactForDisplay(value) {
 		const result = redactDeep(value, this.registry);
 		this.#redactions += result.count;
 		return result.value;
 	}
-	/** Writes out what the writers kept back, then says once that something was redacted. */
 	finish() {
 		this.stdout.flush();
 		this.stderr.flush();
@@ -579,7 +504,6 @@ var OutputEdge = class {
 	}
 };
 // dist/src/cli/cli-io.js
-/** `io` with its secrets, and with its streams behind a new output edge that redacts them. */
 function withOutputEdge(io, onLoss) {
 	const secrets = io.secrets ?? new SecretRegistry();
 	const edge = new OutputEdge({
@@ -601,7 +525,6 @@ function withOutputEdge(io, onLoss) {
 function redactForDisplay(value, io) {
 	return io.edge === void 0 ? redactDeep(value, io.secrets).value : io.edge.redactForDisplay(value);
 }
-/** Colour on a stream: NO_COLOR disables, FORCE_COLOR enables, else only on a TTY. */
 function useColour(stream, env) {
 	if (env.NO_COLOR !== void 0 && env.NO_COLOR !== "") return false;
 	if (env.FORCE_COLOR !== void 0) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
@@ -3619,7 +3542,7 @@ const { program, createCommand, createArgument, createOption, CommanderError, In
 	exports.InvalidOptionArgumentError = InvalidArgumentError;
 })))(), 1)).default;
 // dist/src/exit-codes.js
-/** Every command, in the order help lists them. */
+/** In the order help lists them. */
 const COMMAND_NAMES = [
 	"validate",
 	"plan",
@@ -3635,7 +3558,6 @@ const COMMAND_NAMES = [
 	"frontend",
 	"completion"
 ];
-/** Every command's, for the codes any run can end with. */
 const EVERY_COMMAND = (value) => Object.fromEntries(COMMAND_NAMES.map((name) => [name, value]));
 const STOPPED_BY_SIGINT = "stopped by Ctrl-C (SIGINT)";
 const STOPPED_BY_SIGTERM = "stopped by SIGTERM";
@@ -3718,7 +3640,7 @@ const EXIT_CODE_TABLE = [
 		}
 	}
 ];
-/** The codes `command` can end with and what each means there, lowest first. */
+/** Lowest first. */
 function exitCodesOf(command) {
 	return EXIT_CODE_TABLE.flatMap((row) => {
 		const meaning = row.commands[command];
@@ -3732,11 +3654,10 @@ function isCommandName(name) {
 	return COMMAND_NAMES.includes(name);
 }
 // dist/src/cli/command.js
-/** A command whose --help ends with `helpAfter` (notes, examples), then the exit codes it can end with. */
 function newCommand(name, description, helpAfter) {
 	return new Command(name).description(description).addHelpText("after", helpAfter).addHelpText("after", describeExitCodes(name));
 }
-/** The exit codes `command` can end with; for the program (undefined), the whole table. */
+/** For the program (undefined), the whole table. */
 function describeExitCodes(command) {
 	const rows = command === void 0 ? EXIT_CODE_TABLE : isCommandName(command) ? exitCodesOf(command) : [];
 	if (rows.length === 0) return "";
@@ -3768,18 +3689,16 @@ function loadCommand(name) {
 	loadedCommands.set(name, registrar);
 	return registrar;
 }
-/** Answered by the program itself as it reads them (the version; `-v`'s answer), before any command. */
 const VERSION_FLAGS = /* @__PURE__ */ new Set([
 	"-V",
 	"--version",
 	"-v"
 ]);
-/** A command that describes the whole program, so every command must be registered for it. */
+/** These describe the whole program, so every command must be registered for them. */
 const WHOLE_PROGRAM_COMMANDS = /* @__PURE__ */ new Set(["completion", "help"]);
 /**
-* The commands a run of `argv` can reach. Program options are read only before the command
-* (enablePositionalOptions), so a known command first means that command alone decides the output.
-* Anything else (help, a typo to suggest for, no command) gets them all, as it always did.
+* Program options are read only before the command (enablePositionalOptions), so a known command
+* first decides the output alone; anything else (help, a typo to suggest for) gets every command.
 */
 function commandsReachedBy(argv) {
 	const first = argv?.[0];
@@ -3794,10 +3713,7 @@ const KEEP_RUNNING_WHEN_OUTPUT_LOST = /* @__PURE__ */ new Set([
 	"rollback",
 	"job"
 ]);
-/**
-* The program, with the commands that `argv` can reach (every command without `argv`); each
-* command's modules are imported here, so a run pays only for the command it runs.
-*/
+/** The program, with the commands that `argv` can reach (every command without `argv`). */
 async function buildProgram(io, setExit, argv) {
 	const program = new Command();
 	program.name("pcsync").description("Keep plugin configs equal to a YAML manifest: validate, plan, apply, export, serve.").version(packageVersion(), "-V, --version", "print pcsync's version").option("--no-color", "no colours in the output, on any command (as NO_COLOR=1)").enablePositionalOptions().addOption(new Option("-v").hideHelp()).showSuggestionAfterError(true).showHelpAfterError("(run 'pcsync <command> --help' for usage)").exitOverride().configureOutput({
@@ -3830,11 +3746,7 @@ ${describeExitCodes(void 0)}`);
 	for (const register of registrars) program.addCommand(register(io, setExit, program).copyInheritedSettings(program));
 	return program;
 }
-/**
-* Runs the CLI with the given arguments and returns the exit code; never throws. Output goes
-* through `given.edge` if it has one (the binary's, or an outer run's), else through a new output
-* edge that is finished here.
-*/
+/** Never throws; output goes through `given.edge` (the binary's, an outer run's) or a new one. */
 async function runCli(argv, given) {
 	const secrets = given.secrets ?? given.edge?.registry ?? new SecretRegistry();
 	registerSecretWords(given.env["PCSYNC_API_KEY"] ?? "", secrets);
@@ -3859,7 +3771,7 @@ async function runCli(argv, given) {
 	};
 	let exitCode = 0;
 	try {
-		if (keyFlag !== void 0) throw keyOnCommandLine(keyFlag);
+		if (keyFlag !== void 0) throw new InputError("usage", `${keyFlag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`);
 		await (await buildProgram(io, (code) => {
 			exitCode = code;
 		}, argv)).parseAsync([...argv], { from: "user" });
@@ -3870,11 +3782,7 @@ async function runCli(argv, given) {
 		if (given.edge === void 0) io.edge?.finish();
 	}
 }
-/**
-* There is no key flag (a key in a command line lands in shell history and process lists), but a
-* user may try `--api-key KEY`: its value is registered as a secret, so that nothing printed later
-* shows it, and the first such flag (its name only) is returned for the error that answers it.
-*/
+/** A `--api-key KEY` value is registered as a secret, never to be printed; returns the first such flag. */
 function registerMistypedKeyFlags(argv, secrets) {
 	let first;
 	const end = argv.indexOf("--");
@@ -3886,10 +3794,6 @@ function registerMistypedKeyFlags(argv, secrets) {
 		if (value !== void 0 && !value.startsWith("-")) registerSecretWords(value, secrets);
 	});
 	return first;
-}
-/** `--api-key` or `--token` given: the answer says how to pass the key, and never shows it. */
-function keyOnCommandLine(flag) {
-	return new InputError("usage", `${flag} is not an option: pcsync never takes the API key on the command line, where shell history and process lists would keep it. Set PCSYNC_API_KEY in the environment, or pass --api-key-file PATH naming a file that holds the key.`);
 }
 function reportError(error, io) {
 	if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;

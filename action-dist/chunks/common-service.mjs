@@ -15,25 +15,18 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { lstat, open, readlink, realpath, rename, stat, unlink } from "node:fs/promises";
 // dist/src/family-lists.js
-/** The families whose records `family`'s list also shows (`listAlsoShows`). */
 function familiesShownBy(family) {
 	return FAMILIES.find((candidate) => candidate.name === family)?.listAlsoShows ?? [];
 }
-/** The families whose lists also show `family`'s records (the reverse of `familiesShownBy`). */
 function familiesListing(family) {
 	return FAMILY_NAMES.filter((list) => familiesShownBy(list).includes(family));
 }
-/** Whether `list`'s list may show records of `family`: its own, or those `listAlsoShows` names. */
 function listMayShow(list, family) {
 	return list === family || familiesShownBy(list).includes(family);
 }
-/** Families whose records no other family's list shows: their lists show every record. */
-const TOP_FAMILIES = FAMILY_NAMES.filter((family) => !FAMILY_NAMES.some((other) => familiesShownBy(other).includes(family)));
-/**
-* The lists to read for `needs`, each once. A need's own lists come first and in its order (callers
-* that read project by project keep a project's lists side by side); the lists only a reorder
-* needs come last.
-*/
+/** Families no other list shows: their lists show every record. */
+const TOP_FAMILIES = FAMILY_NAMES.filter((family) => familiesListing(family).length === 0);
+/** Each once, needs' own lists first in their order (a project's side by side), a reorder's last. */
 function listsToRead(needs) {
 	const refs = [];
 	const seen = /* @__PURE__ */ new Set();
@@ -53,15 +46,11 @@ function listsToRead(needs) {
 	for (const need of needs) if (need.reordered) for (const family of TOP_FAMILIES) add(need.project, family);
 	return refs;
 }
-/** Whether the lists of these families, read for one project, show every record of it. */
 function showsEveryRecord(families) {
 	const shown = new Set(families.flatMap((family) => [family, ...familiesShownBy(family)]));
 	return FAMILY_NAMES.every((family) => shown.has(family));
 }
-/**
-* The order in which families claim records: a family after those its list also shows, so that a
-* record listed twice goes to its own family first.
-*/
+/** A family after those its list also shows, so that a record listed twice goes to its own family first. */
 const FAMILIES_IN_CLAIM_ORDER = orderForClaims();
 function orderForClaims() {
 	const ordered = [];
@@ -72,34 +61,23 @@ function orderForClaims() {
 	}
 	return ordered;
 }
-/**
-* `idsOfOtherFamilies` of `project`'s list of `family`, from a state read that may hold the lists
-* of other projects too.
-*/
+/** `idsOfOtherFamilies` from a state that may hold other projects' lists too. */
 function idsOfOtherFamiliesIn(state, project, family) {
 	return idsOfOtherFamilies(family, state.families.filter((list) => list.project === project));
 }
-/**
-* Whether `lists` (one project's) hold the list of every family that `family`'s list also shows:
-* then `idsOfOtherFamilies` tells all of that list's records of other families.
-*/
+/** Whether `idsOfOtherFamilies` can tell all of the list's records of other families. */
 function showsOtherFamiliesOf(family, lists) {
 	const read = new Set([...lists].map((list) => list.family));
 	return familiesShownBy(family).every((shown) => read.has(shown));
 }
 /**
-* Whether `record`, in a list that also shows other families' records (`otherIds`), is another
-* family's config than one that runs `plugin`: a config takes such a record by its name only if it
-* runs the config's plugin, or the config names none (a plugin config may share its name with a
-* frontend app). The planner claims by this rule, and a saved plan's stale check follows it.
+* A config takes another family's record by name only if it runs the config's plugin or the config
+* names none (a plugin config may share a frontend app's name); the planner and stale check agree.
 */
 function isAnotherFamilysConfig(record, plugin, otherIds) {
 	return otherIds.has(record.id) && typeof plugin === "number" && record.plugin !== plugin;
 }
-/**
-* Ids in `family`'s list that are another family's records, as far as the project's lists read
-* tell: those the lists of the families its list also shows hold.
-*/
+/** As far as the project's lists read tell. */
 function idsOfOtherFamilies(family, lists) {
 	const shown = familiesShownBy(family);
 	const ids = /* @__PURE__ */ new Set();
@@ -110,11 +88,9 @@ function idsOfOtherFamilies(family, lists) {
 function hash(text) {
 	return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
-/** Hash of a record's writable fields: a change to any of them changes the fingerprint. */
 function fingerprintRecord(record) {
 	return hash(JSON.stringify(WRITABLE_FIELDS.map((field) => record[field] ?? null)));
 }
-/** Hash of a family's membership: the sorted ids of its list. */
 function fingerprintMembership(records) {
 	return hash(records.map((record) => record.id).sort((a, b) => a - b).join(","));
 }
@@ -126,7 +102,7 @@ function projectRecordKey(project, id) {
 	return `${project}\u0000${id}`;
 }
 // dist/src/files/pcsync-file-kind.js
-/** The format names in the files (plan-file.ts and journal-format.ts hold them too; a test ties them). */
+/** plan-file.ts and journal-format.ts hold them too; a test ties them. */
 const FILE_FORMATS = {
 	plan: "pcsync-plan",
 	journal: "pcsync-journal"
@@ -134,7 +110,7 @@ const FILE_FORMATS = {
 function objectOf(text) {
 	return asRecord(parseJson(text).value);
 }
-/** Which of pcsync's files the text is: a journal by its first line, a plan by the whole document. */
+/** A journal by its first line, a plan by the whole document. */
 function pcsyncFileKind(text) {
 	const end = text.indexOf("\n");
 	const first = objectOf(end < 0 ? text : text.slice(0, end));
@@ -147,18 +123,17 @@ const NAMES = {
 	journal: "an apply's journal",
 	rollout_journal: "a rollout's journal"
 };
-/** A rollout's journal, as far as advice needs it: how it ended, and the waves' journals not undone. */
+/** How it ended, and the waves' journals not undone. */
 function rolloutState(text) {
 	const lines = text.split("\n").map(objectOf);
-	const undone = new Set(lines.flatMap((line) => line?.kind === "wave_rolled_back" && line.complete === true ? [line.journal] : []));
-	const written = lines.flatMap((line) => line?.kind === "wave_started" && typeof line.journal === "string" && !undone.has(line.journal) ? [line.journal] : []);
+	const undone = new Set(lines.flatMap((line) => line?.kind === "wave_rolled_back" && line.complete === true ? [line.wave] : []));
+	const written = lines.flatMap((line) => line?.kind === "wave_started" && typeof line.journal === "string" && !undone.has(line.wave) ? [line.journal] : []);
 	const ended = lines.findLast((line) => line?.kind === "end")?.result;
 	return {
 		ended: typeof ended === "string" ? ended : void 0,
 		toUndo: [...new Set(written)].reverse()
 	};
 }
-/** What to do with a file of this kind instead. */
 function advice(kind, file, text) {
 	switch (kind) {
 		case "plan": return `apply it with \`pcsync apply --plan ${file}\`; an apply names the journal that undoes it in its last lines`;
@@ -169,11 +144,7 @@ function advice(kind, file, text) {
 		}
 	}
 }
-/**
-* Refuses a file that is one of pcsync's own but not the kind the command reads (plan_file_invalid
-* or journal_invalid's neighbour, wrong_file_kind, exit 1), saying what it is and what takes it.
-* Returns quietly when the text is not another kind of pcsync file: the reader's own checks go on.
-*/
+/** wrong_file_kind (exit 1); quiet when the text is not another kind of pcsync file. */
 function refuseOtherKind(text, file, wanted) {
 	const kind = pcsyncFileKind(text);
 	if (kind === void 0 || kind === wanted) return;
@@ -184,14 +155,9 @@ function refuseOtherKind(text, file, wanted) {
 }
 // dist/src/plan/plan-file.js
 const PLAN_FORMAT = "pcsync-plan";
-/**
-* Whether the plan has anything to do (a change or a reorder): `plan --detailed-exitcode`'s 2,
-* apply's and rollback's "nothing to do", a saved plan with nothing to resume, a wave with no write.
-*/
 function hasChanges(plan) {
 	return plan.changes.length > 0 || plan.reorders.length > 0;
 }
-/** A plan's `summary`: how many changes of each action, and how many records its reorders move. */
 function summarizePlan(changes, reorders) {
 	const summary = {
 		create: 0,
@@ -203,15 +169,11 @@ function summarizePlan(changes, reorders) {
 	for (const reorder of reorders) summary.reorder += reorder.moves.length;
 	return summary;
 }
-/** The plan document: pretty JSON, one trailing newline; a create's `from` is left out, and the characters a terminal or CI runner could act on are JSON escapes. */
+/** A create's `from` is left out; characters a terminal or CI runner could act on become JSON escapes. */
 function serializePlan(plan) {
 	return `${neutraliseJson(JSON.stringify(plan, null, 2))}\n`;
 }
-/**
-* Where a plan holds the text of a registered secret (the API key), in words a user can find the
-* record by (project, family, record id, field), never showing the value itself: a plan document
-* must round-trip, so it is refused rather than redacted.
-*/
+/** Where a plan holds a registered secret, never showing it: a plan must round-trip, so it is refused, not redacted. */
 function locateSecretsInPlan(plan, secrets) {
 	const fieldsByPlace = /* @__PURE__ */ new Map();
 	for (const path of locateSecrets(plan, secrets)) {
@@ -220,7 +182,7 @@ function locateSecretsInPlan(plan, secrets) {
 	}
 	return [...fieldsByPlace].map(([place, fields]) => fields.has("") ? place : `${place}, ${fields.size === 1 ? "field" : "fields"} ${[...fields].join(", ")}`);
 }
-/** The record (or part of the plan) a path is in, and the field; "" when there is no field. */
+/** The record (or part of the plan) a path is in, and the field ("" for none). */
 function describePlanPath(plan, path) {
 	const [section, index, ...rest] = path;
 	if (section === "changes" && typeof index === "number") {
@@ -251,11 +213,7 @@ function describePlanPath(plan, path) {
 }
 /** The largest saved plan read: a plan of 20,000 changes is a few MB; this stops a file that is none. */
 const MAX_PLAN_FILE_BYTES = 268435456;
-/**
-* Reads the saved plan at `path` (relative to `cwd`, named as given), through the one reader of
-* untrusted JSON files, validated by `validate` (plan-validator.ts: schemas/plan.schema.json,
-* handed in so that what only writes plans never loads it).
-*/
+/** `validate` is handed in so that what only writes plans never loads the schema. */
 async function readPlanFile(path, cwd, validate) {
 	const read = await readBoundedText(path, cwd, MAX_PLAN_FILE_BYTES);
 	if (read.problem !== void 0) {
@@ -267,7 +225,6 @@ async function readPlanFile(path, cwd, validate) {
 	}
 	return parsePlanFile(read.value, path, validate);
 }
-/** Parses and checks a plan document's text, as readPlanFile does; `fileName` names it in errors. */
 function parsePlanFile(text, fileName, validate) {
 	const redo = `Save a fresh one with \`pcsync plan --out ${fileName}\`.`;
 	const invalid = (problem) => new InputError("plan_file_invalid", {
@@ -298,7 +255,6 @@ function restoreAbsentFrom(plan) {
 	for (const change of plan.changes) for (const fieldChange of Object.values(change.fields)) if (!Object.hasOwn(fieldChange, "from")) fieldChange.from = void 0;
 }
 // dist/src/plan/protect.js
-/** The family's protection: its `protect:` patterns, then the names of its `protect: true` configs. */
 function protectEntries(family, claimedNames) {
 	const entries = (family.protect ?? []).map(({ pattern, source }) => ({
 		pattern,
@@ -321,10 +277,7 @@ function protectEntries(family, claimedNames) {
 	}
 	return entries;
 }
-/**
-* The deletes among `changes` of one family whose record is protected and that no --allow-destroy
-* pattern names; `nameOf` gives the record's name as the service shows it (the change's, by default).
-*/
+/** `nameOf`: the record's name as the service shows it (the change's, by default). */
 function findProtectedDeletes(where, changes, protect, allowDestroy, nameOf = (change) => change.name) {
 	if (protect.length === 0) return void 0;
 	const allowed = matchesAnyGlob(allowDestroy);
@@ -350,11 +303,7 @@ function findProtectedDeletes(where, changes, protect, allowDestroy, nameOf = (c
 		records
 	};
 }
-/**
-* The protection guard of a plan as it stands against `current` (the state read again at apply):
-* each delete is named as the service shows the record now, so that a saved plan edited by hand,
-* or a record renamed since, meets the same rule. Replaces the plan's own protection guards.
-*/
+/** Replaces the plan's own protection guards, naming records as shown now: a hand edit or rename meets the same rule. */
 function recheckProtection(plan, current, allowDestroy) {
 	const names = /* @__PURE__ */ new Map();
 	for (const family of current.families) for (const record of family.records) names.set(recordKey(family.project, family.family, record.id), record.name);
@@ -372,25 +321,16 @@ function recheckProtection(plan, current, allowDestroy) {
 	return guards;
 }
 // dist/src/filled-defaults.js
-/** The fields a server may fill with a default where the record holds null or "". */
 const FILLED_WHEN_EMPTY = ["name", "description"];
-/**
-* Whether `value`, written to `field`, may be shown as a default the server fills in: null, or
-* text that is empty once the service has trimmed it (trim-as-service.ts).
-*/
+/** Null, or text that is empty once trimmed. */
 function mayShowFilled(field, value) {
 	return (value === null || typeof value === "string" && trimAsService(value) === "") && FILLED_WHEN_EMPTY.includes(field);
 }
-/**
-* Whether any of `records`, as a server showed them, has an empty name or description: a server
-* that shows one does not fill them in (seed), and a text of the plugin's own it shows is the
-* record's own text, not a default.
-*/
+/** A server that shows an empty name or description does not fill them in (seed). */
 function showsEmptyText(records) {
 	for (const record of records) if (mayShowFilled("name", record.name ?? null) || mayShowFilled("description", record.description ?? null)) return true;
 	return false;
 }
-/** The plugin's own name and description, when the record's `plugin_info` carries them. */
 function pluginDefaults(record) {
 	const info = typeof record.plugin_info === "string" ? parseJson(record.plugin_info).value : record.plugin_info;
 	if (typeof info !== "object" || info === null) return {};
@@ -401,19 +341,13 @@ function pluginDefaults(record) {
 	};
 }
 // dist/src/plan/owner-plan.js
-/** The owner of a record, as its description's mark says; null when it carries none. */
 function ownerOf(record) {
 	return readMark(record.description).owner;
 }
-/** The mark a create writes. */
 function markForCreate(owner) {
 	return owner === void 0 ? {} : { mark: { owner: owner.name } };
 }
-/**
-* The mark an update of a claimed record writes, if any: when it changes the description, or when
-* the record changes hands (adopted, or taken over). Undefined `mark` and `conflict` alike: the
-* record is this owner's already, and the change leaves its description alone.
-*/
+/** A mark is written when the update changes the description or the record changes hands. */
 function markForUpdate(owner, config, record, fields) {
 	if (owner === void 0) return {};
 	const read = readMark(record.description);
@@ -433,15 +367,11 @@ function markForUpdate(owner, config, record, fields) {
 	}
 	return { mark };
 }
-/**
-* The text a record holds of its own, to keep under a new mark: none where the service shows the
-* plugin's own description for an empty one (posthog-2024), which is not the record's to keep.
-*/
+/** None where the service shows the plugin's own description for an empty one (posthog-2024). */
 function ownText(record, text) {
 	const plugin = pluginDefaults(record).description;
 	return plugin !== void 0 && record.description === plugin ? null : text;
 }
-/** Of the records no config claims, those prune deletes, and those it leaves alone and why. */
 function splitPrunable(owner, unclaimed) {
 	if (owner === void 0) return {
 		prunable: [...unclaimed],
@@ -468,21 +398,16 @@ function splitPrunable(owner, unclaimed) {
 		pruneKept
 	};
 }
-/** The owner of an unmanaged record, for an owner's plan: present when it carries a mark. */
 function unmanagedOwner(owner, record) {
 	if (owner === void 0) return {};
 	const recordOwner = ownerOf(record);
 	return recordOwner === null ? {} : { owner: recordOwner };
 }
-/** The message of a conflict: who holds the record, and the ways on. */
 function describeOwnerConflict(conflict, where, ownName) {
 	const { config, record, owner } = conflict;
 	return `config "${config.fields.name}" matches record ${record.id} in ${where}, which owner "${owner}" manages (its description carries that owner's mark), not "${ownName}": rename this config, or pass --takeover to take the record over for "${ownName}"`;
 }
-/**
-* Of several unclaimed records with a config's name, the one this owner marked, when there is
-* exactly one: two owners may each hold a record of one name. Otherwise all of them (ambiguous).
-*/
+/** Two owners may each hold a record of one name: this owner's, when exactly one, else all (ambiguous). */
 function preferOwnRecord(owner, named) {
 	if (owner === void 0 || named.length < 2) return named;
 	const own = named.filter((record) => ownerOf(record) === owner.name);
@@ -492,25 +417,19 @@ function preferOwnRecord(owner, named) {
 /** A family smaller than this may lose any share of its records, though not all of them. */
 const MIN_RECORDS_FOR_SHARE = 10;
 /**
-* How many of `records` (a family's own, as the delete guard counts them) are left for a prune to
-* act on: those a `deleted: true` among `changes` deletes are not, as they go whatever the prune
-* does. So a plan whose explicit deletes are done (an apply cut short, a rollout's wave) is judged
-* again as it was whole, the planner's count and apply's check alike.
+* `records` less those a `deleted: true` deletes whatever the prune does: so a plan whose explicit
+* deletes are done (an apply cut short, a rollout's wave) is judged again as it was whole.
 */
 function ownedForPrune(records, changes) {
 	const explicit = new Set(changes.flatMap((change) => change.action === "delete" && change.explicit === true && change.id !== null ? [change.id] : []));
 	return records.filter((record) => !explicit.has(record.id)).length;
 }
-/**
-* How many of `records` (a family's own) are left once `changes` are made, creates aside: what the
-* update guard measures updates against. A plan whose deletes are done (an apply cut short) is so
-* judged again as it was whole.
-*/
+/** `records` less those `changes` delete, so a plan whose deletes are done is judged again as it was whole. */
 function ownedForUpdates(records, changes) {
 	const deleted = new Set(changes.flatMap((change) => change.action === "delete" && change.id !== null ? [change.id] : []));
 	return records.filter((record) => !deleted.has(record.id)).length;
 }
-/** The guard the prune violates, if any; emptying the family is checked before the share. */
+/** Emptying the family is checked before the share. */
 function findGuard(prune, maxDeletePercent) {
 	const { project, family, owned, creates, deletes, source, owner } = prune;
 	if (deletes === 0) return void 0;
@@ -536,15 +455,13 @@ function findGuard(prune, maxDeletePercent) {
 	};
 }
 /**
-* Whether a change counts for the update guard: an update that changes a field. An adoption (or a
-* `--takeover`) that only adds the owner's mark to a record's description changes none of its
-* values; the first apply of an `owner:` adopts a whole family, and counting that would trip the
-* guard and teach `--force`. An adoption that also changes a field counts.
+* An adoption that only adds the owner's mark changes no field and does not count: the first apply of
+* an `owner:` adopts a whole family, and counting that would trip the guard and teach `--force`.
 */
 function countsAsUpdate(change) {
 	return change.action === "update" && Object.keys(change.fields).length > 0;
 }
-/** The update guard: more than `maxUpdatePercent` of a family of 10 or more records updated (exactly that share passes). */
+/** Exactly `maxUpdatePercent` passes. */
 function findUpdateGuard(counts, maxUpdatePercent) {
 	const { owned, updates } = counts;
 	if (owned < MIN_RECORDS_FOR_SHARE || updates * 100 / owned <= maxUpdatePercent) return void 0;
@@ -554,26 +471,23 @@ function findUpdateGuard(counts, maxUpdatePercent) {
 		limitPercent: maxUpdatePercent
 	};
 }
-/** Whether --force overrides the guard: every guard but protection, which only --allow-destroy lifts. */
+/** Only --allow-destroy lifts protection. */
 function isForceable(rule) {
 	return rule !== "protected";
 }
-/** The guards that stop an apply: all of them, or with --force only those it cannot override. */
 function refusingGuards(guards, force) {
 	return guards.filter((guard) => !force || !isForceable(guard.rule));
 }
 // dist/src/http/proxy.js
-/** The variables that may hold a proxy, for each scheme of the base URL, lower case first (as curl). */
+/** Lower case first, as curl. */
 const PROXY_VARIABLES = {
 	"https:": ["https_proxy", "HTTPS_PROXY"],
 	"http:": ["http_proxy", "HTTP_PROXY"]
 };
 const NO_PROXY_VARIABLES = ["no_proxy", "NO_PROXY"];
 /**
-* The proxy for requests to `origin` (the base URL's), or none: when no variable for its scheme is
-* set, when the host is this machine (a proxy cannot reach our loopback, and plain http there
-* never leaves the machine), or when NO_PROXY lists it. Throws InvalidProxyError for a variable
-* that is not a usable proxy URL; its value is never quoted (it may hold a password).
+* None for this machine (a proxy cannot reach our loopback). A variable that is not a usable proxy
+* URL is an error that never quotes it (it may hold a password).
 */
 function resolveProxy(origin, env) {
 	const target = new URL(origin);
@@ -604,7 +518,7 @@ function resolveProxy(origin, env) {
 function nonEmpty(value) {
 	return value === void 0 || value.trim() === "" ? void 0 : value.trim();
 }
-/** A proxy URL; without a scheme it is http:// (as curl and Go read `proxy.example.com:3128`). */
+/** Without a scheme it is http:// (as curl and Go read `proxy.example.com:3128`). */
 function parseProxyUrl(value, variable) {
 	const invalid = (reason) => new InputError("invalid_proxy", {
 		variable,
@@ -628,10 +542,8 @@ function normaliseHost(hostname) {
 	return hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
 }
 /**
-* The NO_PROXY entry that matches the host and port, if any. Entries are separated by commas or
-* white space: `*` (everything); a domain, which also covers its subdomains (`example.com`,
-* `.example.com` and `*.example.com` alike); an IP address or a CIDR range (for IP hosts); each
-* optionally with `:PORT`, which then must match too (`[::1]:8443` for IPv6).
+* Entries: `*`; a domain, covering its subdomains (`example.com`, `.example.com` and `*.example.com`
+* alike); an IP address or CIDR range; each optionally with `:PORT` (`[::1]:8443` for IPv6).
 */
 function matchNoProxy(hostname, port, noProxy) {
 	const host = normaliseHost(hostname);
@@ -11241,12 +11153,8 @@ function createDispatcher(options) {
 		})
 	});
 }
-/** The code of an error that kept the tunnel from opening; its cause is what went wrong. */
+/** The tunnel did not open, so the request never reached the service; its cause is what went wrong. */
 const PROXY_TUNNEL_FAILURE = "PCSYNC_PROXY_TUNNEL";
-/**
-* The tunnel through the proxy could not be opened: the request never reached the service. Marked
-* with its code for transport.ts, which makes it a TransportFailure of kind `proxy`.
-*/
 function tunnelFailure(cause) {
 	return Object.assign(new Error(describeError(cause), { cause }), { code: PROXY_TUNNEL_FAILURE });
 }
@@ -11256,16 +11164,15 @@ function markProxyLeg(error) {
 	return error;
 }
 /**
-* TLS errors with the service come through the tunnel's connector too, once the proxy has opened
-* it: those stay as they are, so that they read as the service's. Anything else (the proxy
-* unreachable, its refusal of CONNECT, its TLS) is the proxy's.
+* The service's TLS errors come through the tunnel's connector too: those stay the service's.
+* Anything else (the proxy unreachable, its refusal of CONNECT, its TLS) is the proxy's.
 */
 function wrapTunnelFailure(error) {
 	const code = error.code;
 	const serviceTls = typeof code === "string" && isTlsFailure(code);
 	return error[PROXY_LEG] !== true && serviceTls ? error : tunnelFailure(error);
 }
-/** Whether a system or undici error code is a TLS failure (a certificate, a protocol mismatch). */
+/** A certificate, a protocol mismatch. */
 function isTlsFailure(code) {
 	return code.startsWith("ERR_TLS") || code.startsWith("ERR_SSL") || code.startsWith("CERT_") || code.includes("SELF_SIGNED") || code.startsWith("UNABLE_TO_") || code === "EPROTO";
 }
@@ -11281,7 +11188,7 @@ function markErrors(connect, mark) {
 	});
 }
 // dist/src/http/transport.js
-/** The first value of a response header (node gives some as arrays). */
+/** Node gives some as arrays. */
 function headerValue(value) {
 	return Array.isArray(value) ? value[0] : value;
 }
@@ -11291,7 +11198,7 @@ var TransportFailure = class extends Error {
 		Object.assign(this, details);
 	}
 };
-/** Our own time bound ran out: the request was sent, and may be repeated. */
+/** Our own bound: the request was sent, and may be repeated. */
 function timedOut(description, phase) {
 	return new TransportFailure({
 		kind: "timeout",
@@ -11316,7 +11223,7 @@ const CONNECTION_LOST = /* @__PURE__ */ new Set([
 	"UND_ERR_SOCKET",
 	"UND_ERR_RES_CONTENT_LENGTH_MISMATCH"
 ]);
-/** Sends the request once. Resolves with any HTTP status; rejects only with a TransportFailure. */
+/** Resolves with any HTTP status; rejects only with a TransportFailure. */
 async function sendAttempt(dispatcher, request) {
 	const controller = new AbortController();
 	const abort = () => controller.abort();
@@ -11402,13 +11309,13 @@ const DECODERS = {
 	br: createBrotliDecompress
 };
 const MAX_CODINGS = 2;
-/** The codings of a Content-Encoding header, in the order they were applied; identity left out. */
+/** In the order they were applied; identity left out. */
 function contentCodings(header) {
 	return (Array.isArray(header) ? header.join(",") : header ?? "").split(",").map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== "" && coding !== "identity");
 }
 /**
-* Reads the body, inflated through one decoder per coding (last applied, first undone), counting
-* the bytes kept against the memory bound: reading stops as soon as it is passed.
+* The memory bound counts inflated bytes, so a compression bomb stops at it like any other
+* oversized answer.
 */
 async function readBody(response, codings, request) {
 	const shown = codings.length === 0 ? void 0 : codings.join(", ");
@@ -11448,10 +11355,7 @@ async function readBody(response, codings, request) {
 	}
 	return Buffer.concat(chunks);
 }
-/**
-* A body sent without a coding (most are): its chunks, counted against the memory bound as they come,
-* without the streams a coded body is inflated through. Leaving the loop early destroys the body.
-*/
+/** Most bodies: without the streams of a coded one. Leaving the loop early destroys the body. */
 async function readPlainBody(body, maxBytes) {
 	const chunks = [];
 	let received = 0;
@@ -11517,10 +11421,7 @@ function classifyFailure(error, phase, request) {
 	});
 }
 const PROXY_REFUSAL = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;
-/**
-* The tunnel through the proxy did not open: nothing reached the service, so even a POST may be
-* sent again where a retry can help (the proxy unreachable or slow, its upstream failing).
-*/
+/** Nothing reached the service: even a POST may be sent again where a retry can help. */
 function classifyProxyFailure(error, request) {
 	const cause = error instanceof Error ? error.cause : void 0;
 	const code = errorCode(cause);
@@ -11562,7 +11463,7 @@ function describe$1(error, code) {
 	return `${code}: ${message}`;
 }
 const OPENSSL_MESSAGE = /error:[0-9A-F]+:[^:]*routines:[^:]*:([^:]+):/;
-/** A message as one line: OpenSSL's reduced to its reason, anything else to its first line. */
+/** OpenSSL's reduced to its reason, anything else to its first line. */
 function oneLine(message) {
 	const openssl = OPENSSL_MESSAGE.exec(message);
 	if (openssl?.[1] !== void 0) return openssl[1].trim();
@@ -11578,7 +11479,7 @@ const SCHEMA_FILES = {
 	errorBody: "error-body.schema.json"
 };
 const SHARED_SCHEMA_FILES = ["log-entry.schema.json"];
-/** The options every validator is compiled with, at build time and at run time alike. */
+/** At build time and at run time alike. */
 const AJV_OPTIONS = {
 	allErrors: false,
 	allowUnionTypes: true,
@@ -11600,18 +11501,18 @@ function validateResponse(shape, value) {
 		value: normalize$1(shape, value)
 	};
 }
-/** The service's error body in a non-2xx answer, if the body is one (a proxy may answer instead). */
+/** Undefined when the body is not one (a proxy may answer instead). */
 function readServiceError(body) {
 	const result = validateResponse("errorBody", parseBody(body));
 	return result.ok ? result.value : void 0;
 }
-/** Whether an error body is the service's own envelope: a JSON object with string type, code and detail. */
+/** A JSON object with string type, code and detail. */
 function isServiceEnvelope(body) {
 	const value = asRecord(parseBody(body));
 	const named = (field) => typeof field === "string" && field !== "";
 	return named(value?.type) && named(value?.code) && typeof value?.detail === "string";
 }
-/** A body as JSON, or undefined when it is not JSON (a proxy's page, an empty body). */
+/** Undefined when it is not JSON (a proxy's page, an empty body). */
 function parseBody(body) {
 	return parseJson(typeof body === "string" ? body : body.toString("utf8")).value;
 }
@@ -11631,7 +11532,7 @@ function normalize$1(shape, value) {
 	};
 	return value;
 }
-/** From source: every shape's validator, compiled from schemas/api/. */
+/** From source only. */
 function compileValidators(ajv) {
 	for (const file of [...SHARED_SCHEMA_FILES, ...Object.values(SCHEMA_FILES)]) {
 		const path = findPackageFile(join("schemas", "api", file));
@@ -11654,9 +11555,8 @@ function describeFirstError(errors, value, shape) {
 	return `${path || "response"}: ${problem ?? "is invalid"}`;
 }
 /**
-* The bounds the schemas put on integers, said plainly. Ids are 1 to 2^53 - 1: past that,
-* JSON.parse has already rounded the number (9007199254740993 arrives as 9007199254740992), so the
-* value seen is not the one sent and is not shown.
+* The schemas' integer bounds, said plainly. Past 2^53 - 1, JSON.parse has already rounded the
+* number, so the value seen is not the one sent and is not shown.
 */
 function describeUnsafeInteger(error, seen) {
 	const limit = error.params.limit;
@@ -11664,7 +11564,7 @@ function describeUnsafeInteger(error, seen) {
 	if (error.keyword === "minimum" && limit === -Number.MAX_SAFE_INTEGER) return `is smaller than -${Number.MAX_SAFE_INTEGER} (-(2^53 - 1)), beyond what a JSON number carries exactly`;
 	if (error.keyword === "minimum" && limit === 1) return `must be a positive integer id, not ${String(seen)}`;
 }
-/** The value a JSON pointer (`/results/3/id`) names inside `root`. */
+/** `pointer`: a JSON pointer such as `/results/3/id`. */
 function valueAt(root, pointer) {
 	let current = root;
 	for (const raw of pointer.split("/").slice(1)) {
@@ -11674,10 +11574,6 @@ function valueAt(root, pointer) {
 	return current;
 }
 // dist/src/api/attempt-proof.js
-/**
-* What `failure` proves about the write. `fiveXxInFlight`: for a proxy that imitates the service's
-* envelope, every 5xx may still commit.
-*/
 function proofOf(failure, rules) {
 	switch (failure.kind) {
 		case "not_sent": return "refused";
@@ -11693,7 +11589,6 @@ function proofOf(failure, rules) {
 		}
 	}
 }
-/** What one attempt that was not a 2xx says of itself: an answer, or no answer. */
 function attemptFailureOf(attempt) {
 	if (attempt instanceof TransportFailure) return attempt.sent ? { kind: "no_answer" } : { kind: "not_sent" };
 	if (attempt.status >= 300 && attempt.status < 400) return { kind: "unreadable_answer" };
@@ -11704,14 +11599,10 @@ function attemptFailureOf(attempt) {
 		retryAfter: headerValue(attempt.headers["retry-after"]) !== void 0
 	};
 }
-/** Whether a failed attempt of a write may still be applied by the service after it. */
 function mayStillCommit(attempt, rules) {
 	return proofOf(attemptFailureOf(attempt), rules) === "in_flight";
 }
-/**
-* The facts of a failed write as the client reported them; undefined for an error that is not a
-* failed request (a bug, an abort: the caller handles those).
-*/
+/** Undefined for an error that is not a failed request (a bug, an abort: the caller handles those). */
 function attemptFailureOfError(error) {
 	if (isServiceError(error, "malformed_response", "response_too_large")) return { kind: "unreadable_answer" };
 	if (isRequestError(error, "api_error")) return {
@@ -11730,9 +11621,8 @@ function attemptFailureOfError(error) {
 	}
 }
 // dist/src/abortable-sleep.js
-/** The longest delay one Node timer holds (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** Calls `fire` once `ms` have passed, however long (longer timers are chained); returns the cancel. */
+/** Returns the cancel. */
 function setLongTimeout(fire, ms) {
 	let timer;
 	const arm = (left) => {
@@ -11741,7 +11631,7 @@ function setLongTimeout(fire, ms) {
 	arm(ms);
 	return () => clearTimeout(timer);
 }
-/** The real sleep, of any length: its timer is cleared on abort, so it does not keep the process alive. */
+/** Its timer is cleared on abort, so it does not keep the process alive. */
 const realSleep = (ms, signal) => new Promise((resolve, reject) => {
 	if (signal?.aborted) return reject(signal.reason);
 	const onAbort = () => {
@@ -11754,7 +11644,6 @@ const realSleep = (ms, signal) => new Promise((resolve, reject) => {
 	}, ms);
 	signal?.addEventListener("abort", onAbort, { once: true });
 });
-/** Sleeps `ms`; rejects with the signal's reason once it aborts (at once if it already has). */
 function sleepUnlessAborted(sleep, ms, signal) {
 	if (signal === void 0) return sleep(ms);
 	if (signal.aborted) return Promise.reject(signal.reason);
@@ -11812,7 +11701,7 @@ function parseBaseUrl(value, options) {
 function fromWhere(source) {
 	return source === void 0 ? "" : ` (from ${source})`;
 }
-/** `path` is an API path such as `/api/projects/1/plugin_configs/`, already encoded. */
+/** `path` is already encoded. */
 function buildUrl(base, path, query = {}) {
 	const url = new URL(`${base.origin}${base.prefix}${path}`);
 	for (const [name, value] of Object.entries(query)) {
@@ -11822,7 +11711,7 @@ function buildUrl(base, path, query = {}) {
 	}
 	return url;
 }
-/** Whether a URL is on the base origin and under its path prefix: the only URLs the key goes to. */
+/** The only URLs the key goes to. */
 function isUnderBase(base, url) {
 	if (url.origin !== base.origin) return false;
 	if (url.username !== "" || url.password !== "") return false;
@@ -11835,23 +11724,16 @@ const RETRY_DEFAULTS = {
 	maxDelayMs: 5e3,
 	maxRetryAfterMs: 9e4
 };
-/**
-* Statuses that say "not now" rather than "no" from the service (429, and 502/503/504 from it or a
-* proxy in front of it): a later attempt can succeed. Whether the failed one may still commit is
-* attempt-proof.ts's to say.
-*/
+/** "Not now" rather than "no"; whether the failed attempt may still commit is attempt-proof.ts's to say. */
 function isRetryableStatus(status) {
 	return status === 429 || status === 502 || status === 503 || status === 504;
 }
-/**
-* Full jitter: uniformly random in [0, min(cap, base * 2^(n-1))], so clients that failed together
-* do not come back together. `retryNumber` counts from 1.
-*/
+/** Full jitter, so clients that failed together do not come back together. `retryNumber` counts from 1. */
 function backoffDelayMs(retryNumber, options, random) {
 	const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, retryNumber - 1));
 	return Math.floor(random() * ceiling);
 }
-/** Retry-After as delta-seconds or an HTTP date; undefined when absent or unreadable. */
+/** Delta-seconds or an HTTP date; undefined when absent or unreadable. */
 function parseRetryAfter(value, now) {
 	if (value === void 0) return void 0;
 	const trimmed = value.trim();
@@ -11865,7 +11747,7 @@ function parseThrottleDetail(detail) {
 	const match = /expected available in (\d+(?:\.\d+)?) seconds?/i.exec(detail ?? "");
 	return match?.[1] === void 0 ? void 0 : Math.ceil(Number(match[1]) * 1e3);
 }
-/** The wait a 429 states: its Retry-After header, else the service's throttled detail. */
+/** Its Retry-After header, else the service's throttled detail. */
 function throttleWaitMs(response, now) {
 	return parseRetryAfter(headerValue(response.headers["retry-after"]), now) ?? parseThrottleDetail(readServiceError(response.body)?.detail);
 }
@@ -11878,7 +11760,6 @@ async function sendWithRetry(context, request) {
 	let attempts = 0;
 	let faultRetries = 0;
 	let throttleRetries = 0;
-	/** Whether an attempt so far may have been, or may still be, applied (never for a GET). */
 	let outcomeUnknown = false;
 	const aborted = () => new ServiceError("request_aborted", failedRequest, {
 		attempts,
@@ -11977,7 +11858,6 @@ async function sendWithRetry(context, request) {
 	}
 }
 // dist/src/api/explain-failure.js
-/** The error for the last attempt of a request that was not done (see sendWithRetry). */
 function failureError(request, url, last, context) {
 	const { attempts, outcomeUnknown } = last;
 	const writes = request.method !== "GET";
@@ -12007,7 +11887,6 @@ function failureError(request, url, last, context) {
 }
 /** A 429's stated wait beyond which "wait a little" misleads: the service named an hour's limit. */
 const LONG_THROTTLE_MS = 12e4;
-/** A hint that the answer's body gives beyond its status. */
 function hintFor(status, response, { base, hasSucceeded, now }) {
 	if (status === 429) {
 		const waitMs = throttleWaitMs(response, now);
@@ -12020,7 +11899,7 @@ function hintFor(status, response, { base, hasSucceeded, now }) {
 	if (status === 404 && /^project not found\.?$/i.test(readServiceError(response.body)?.detail?.trim() ?? "")) return "the service has no project of this id that the API key can see: check the project id (`pcsync export --all` writes every project the key can see)";
 	if (status === 404 && !hasSucceeded) return `this was the first answer from ${base.display}${fromWhere(base.source)}: if every request gets 404, check the base URL's path. It is the service's root (with the path prefix it is mounted under, if any); pcsync adds /api/projects/... itself.`;
 }
-/** A short, single-line excerpt of a non-JSON error body (a proxy's text), or nothing for HTML. */
+/** One line of a non-JSON error body (a proxy's text), or nothing for HTML. */
 function fallbackDetail(response, secrets) {
 	if ((headerValue(response.headers["content-type"]) ?? "").includes("html")) return void 0;
 	const text = response.body.toString("utf8").replace(/\s+/g, " ").trim();
@@ -12028,14 +11907,13 @@ function fallbackDetail(response, secrets) {
 	const excerpt = secrets.excerpt(text, 200);
 	return excerpt.length < text.length ? `${excerpt}...` : text;
 }
-/** A redirect's target as origin and path: its query string may carry anything, even a token. */
+/** Origin and path only: the query string may carry anything, even a token. */
 function describeLocation(location, from) {
 	if (location === void 0) return void 0;
 	if (!URL.canParse(location, from.href)) return JSON.stringify(location.slice(0, 80));
 	const target = new URL(location, from);
 	return `${target.origin}${target.pathname}`;
 }
-/** A request that got no usable answer. */
 function transportError(request, last, context) {
 	const { failure, attempts, outcomeUnknown } = last;
 	const { bounds } = context;
@@ -12120,9 +11998,8 @@ const BURST_SECONDS = 1;
 var RateLimiter = class {
 	#concurrency;
 	#inFlight = 0;
-	/** Requests waiting for a slot: those that go ahead, then the others, each in the order they came. */
 	#waiting = [[], []];
-	/** Requests per second at most (Infinity: unlimited). */
+	/** Infinity: unlimited. */
 	#rps;
 	/** How far starts may run ahead of the rate: one second's worth of it (scaled), less one request. */
 	#burstToleranceMs;
@@ -12147,11 +12024,8 @@ var RateLimiter = class {
 		this.#sleep = options.sleep ?? realSleep;
 	}
 	/**
-	* Waits for a slot and for the rate to allow a start; the caller must call the returned release
-	* (twice is harmless). Once `signal` aborts, a request still waiting gives up its place and
-	* rejects with the signal's reason: it never starts. `ahead` goes ahead of the client's own
-	* pacing and of the requests queued for a slot (a create's settle re-read and its resend), never
-	* ahead of a pause the service asked for.
+	* Waits for a slot and a start; the caller must call the returned release (twice is harmless).
+	* `ahead` skips the client's own pacing and queue, never a pause the service asked for.
 	*/
 	async acquire(signal, options = {}) {
 		const ahead = options.ahead === true;
@@ -12176,16 +12050,13 @@ var RateLimiter = class {
 			this.#releaseSlot();
 		};
 	}
-	/** The service refused a request (429) and asks to wait `waitMs`: everyone waits until then. */
+	/** After a 429: everyone waits `waitMs`. */
 	noteThrottled(waitMs) {
 		this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + Math.max(0, waitMs));
 		this.#pauseGeneration += 1;
 		this.#tat = Math.max(this.#tat, this.#pausedUntil + this.#burstToleranceMs);
 	}
-	/**
-	* The requests-per-second ceiling (Infinity: none); until when every request waits (epoch ms, in the
-	* past when not paused); requests in flight and queued.
-	*/
+	/** `pausedUntil` (epoch ms) is in the past when not paused. */
 	get state() {
 		return {
 			rps: this.#rps,
@@ -12195,9 +12066,8 @@ var RateLimiter = class {
 		};
 	}
 	/**
-	* Reserves the next start allowed by pause and rate; returns how long to wait for it. A start
-	* `ahead` goes as soon as the service's pause allows, whatever the client's own rate, but still
-	* counts against that rate, so those queued behind move back by one interval.
+	* Returns how long to wait for the next start. One `ahead` still counts against the rate, so those
+	* queued behind move back by one interval.
 	*/
 	#reserveStart(now, ahead) {
 		const earliest = Math.max(now, this.#pausedUntil);
@@ -12207,10 +12077,7 @@ var RateLimiter = class {
 		if (ahead) return earliest - now;
 		return Math.max(earliest, tat - this.#burstToleranceMs) - now;
 	}
-	/**
-	* Resolves once a slot is taken (waiters are served in order, those `ahead` before every other);
-	* rejects with the signal's reason, leaving the queue, if it aborts first.
-	*/
+	/** Waiters are served in order, those `ahead` first; an abort rejects and leaves the queue. */
 	#takeSlot(signal, ahead) {
 		if (signal?.aborted) return Promise.reject(signal.reason);
 		if (this.#inFlight < this.#concurrency) {
@@ -12256,14 +12123,12 @@ const CLIENT_DEFAULTS = {
 };
 var ApiClient = class {
 	base;
-	/** The secrets this client's errors and excerpts must hide: its key, and the run's. */
+	/** What this client's errors and excerpts must hide: its key, and the run's. */
 	secrets;
 	pageSize;
-	/** Requests in flight at most, all reads and writes of this client together. */
 	concurrency;
 	retryOptions;
 	listBounds;
-	/** See ApiClientOptions.timeScale. */
 	timeScale;
 	limiter;
 	stats = {
@@ -12275,24 +12140,17 @@ var ApiClient = class {
 		bytesSent: 0,
 		bytesReceived: 0
 	};
-	/** The time allowed for a response's headers: how long a request may be pending unanswered. */
 	requestTimeoutMs;
-	/** The client's abort signal, if it was given one. */
 	signal;
 	#authorization;
 	#dispatcher;
 	#ownsDispatcher;
-	/** The proxy requests go through, if any. */
 	#proxy;
-	/** The time and size bounds of every attempt. */
 	#bounds;
 	#onAttempt;
-	/** The retry loop's limiter, policy, clock, sleep and trace. */
 	#retry;
 	#closed = false;
-	/** Set inside `ahead()`: the requests made there go ahead of the client's own pacing. */
 	#ahead = new AsyncLocalStorage();
-	/** Set inside `beforeFirstWrite()`: what runs before the first write of the task leaves. */
 	#firstWrite = new AsyncLocalStorage();
 	constructor(options) {
 		const apiKey = checkApiKey(options.apiKey, "the client options");
@@ -12352,11 +12210,10 @@ var ApiClient = class {
 		this.#ownsDispatcher = options.dispatcher === void 0;
 		this.#dispatcher = stack.dispatcher;
 	}
-	/** An absolute URL for an API path such as `/api/projects/`, under the base URL's prefix. */
+	/** An API path such as `/api/projects/`, under the base URL's prefix. */
 	url(path, query) {
 		return buildUrl(this.base, path, query);
 	}
-	/** Whether the key may be sent to this URL. */
 	isUnderBase(url) {
 		return isUnderBase(this.base, url);
 	}
@@ -12371,32 +12228,27 @@ var ApiClient = class {
 	traceLine(line) {
 		this.#retry.trace(line);
 	}
-	/** The backoff before retry number `retryNumber` (from 1), with the client's jitter. */
+	/** `retryNumber` counts from 1. */
 	backoffDelayMs(retryNumber) {
 		return backoffDelayMs(retryNumber, this.retryOptions, this.#retry.random);
 	}
 	/**
-	* Runs `task` so that every request it makes goes ahead of the client's own pacing and of the
-	* requests queued for a slot, though never ahead of a pause the service asked for: a create
-	* being settled holds its family's order and the run's summary, so its re-reads and its resend
-	* should not wait behind the writes queued after it.
+	* `task`'s requests go ahead of the client's pacing and queue (never of a pause the service asked
+	* for): a create being settled holds up its family, so its re-reads should not wait behind writes.
 	*/
 	ahead(task) {
 		return this.#ahead.run(true, task);
 	}
 	/**
-	* Runs `task` so that `hook` runs once, just before the first attempt of the first request of the
-	* task that is not a GET leaves, with its slot held: a write's journal intent is on disk before
-	* the write is sent, and only a write that is sent has one. `task`'s reads do not run it.
+	* `hook` runs once, slot held, just before `task`'s first non-GET attempt leaves: a write's journal
+	* intent is on disk before the write is sent, and only a write that is sent has one.
 	*/
 	beforeFirstWrite(hook, task) {
 		return this.#firstWrite.run({ hook }, task);
 	}
 	/**
-	* The longest one request can take before it ends, answered or failed, against a service that
-	* hangs or throttles: every attempt (the first, each fault retry, each 429 retry: two budgets of
-	* `retries`) held to its connect, headers and whole-body timeouts, each fault retry after the
-	* longest backoff and each 429 retry after the longest wait the client sleeps through. What
+	* The longest one request can take against a service that hangs or throttles: every attempt (two
+	* budgets of `retries`: faults and 429s) at its full timeouts, after the longest waits. What
 	* `watch`'s /healthz allows a cycle in progress beyond its intervals.
 	*/
 	get longestRequestMs() {
@@ -12404,18 +12256,14 @@ var ApiClient = class {
 		const attemptMs = 2 * this.requestTimeoutMs + this.#bounds.bodyTimeoutMs;
 		return (1 + 2 * retries) * attemptMs + retries * (maxDelayMs + maxRetryAfterMs);
 	}
-	/** The client's clock (injectable for tests). */
 	now() {
 		return this.#retry.now();
 	}
-	/** The client's sleep; rejects with the signal's reason once the client's signal aborts. */
+	/** Rejects with the signal's reason once the client's signal aborts. */
 	sleep(ms) {
 		return this.#retry.sleep(ms);
 	}
-	/**
-	* Sends a request with retries; resolves with a 2xx response (or the 404 of a DELETE that an
-	* earlier attempt already did) and throws a PcsyncError subclass otherwise.
-	*/
+	/** Resolves with a 2xx (or the 404 of a DELETE an earlier attempt did); throws a PcsyncError otherwise. */
 	async request(spec) {
 		if (this.#closed) throw new InputError("invalid_request", { message: "The API client is closed." });
 		const { method, url } = spec;
@@ -12456,14 +12304,13 @@ var ApiClient = class {
 			hasSucceeded: this.hasSucceeded()
 		});
 	}
-	/** The hook of `beforeFirstWrite`, once: the task's later writes go without it. */
+	/** Once: the task's later writes go without it. */
 	#takeFirstWriteHook() {
 		const store = this.#firstWrite.getStore();
 		const hook = store?.hook;
 		if (store !== void 0) store.hook = void 0;
 		return hook;
 	}
-	/** Sends one attempt; counts it in the stats and traces it with its time and size. */
 	async #sendAttempt(request, traceLabel) {
 		const startedAt = this.now();
 		this.stats.requests += 1;
@@ -12489,7 +12336,6 @@ var ApiClient = class {
 		this.traceLine(`${traceLabel} -> ${status} (${this.now() - startedAt} ms, ${response.body.length} bytes)`);
 		return response;
 	}
-	/** A request whose 2xx body must be JSON of the given shape. */
 	async requestJson(spec, shape) {
 		const response = await this.request(spec);
 		return this.parseJson(spec, response.body, shape);
@@ -12506,11 +12352,11 @@ var ApiClient = class {
 		if (!result.ok) throw new ServiceError("malformed_response", failedRequest, { problem: result.problem });
 		return result.value;
 	}
-	/** Whether any request of this client has had a 2xx answer (the base URL reaches the API). */
+	/** Whether any request has had a 2xx answer: the base URL reaches the API. */
 	hasSucceeded() {
 		return Object.keys(this.stats.responsesByStatus).some((status) => Number(status) < 300);
 	}
-	/** Closes the client's own connection pool; requests in flight finish first. */
+	/** Requests in flight finish first. */
 	async close() {
 		if (this.#closed) return;
 		this.#closed = true;
@@ -12525,7 +12371,6 @@ function positiveInteger(value, name) {
 function definedEntries(value) {
 	return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== void 0));
 }
-/** The dispatcher, whether requests go through a proxy and why (for `--verbose`), and the retry context. */
 function createEndpointStack(options) {
 	const { origin, signal, proxyEnvironment } = options;
 	const proxy = proxyEnvironment === void 0 || options.dispatcher !== void 0 ? {
@@ -12583,11 +12428,11 @@ function connectForeignEndpoint(options) {
 }
 // dist/src/api/list-walk.js
 const PAGE_PARAMETERS = /* @__PURE__ */ new Set(["limit", "offset"]);
-/** The `offset` a page URL asks for (absent: 0). The URL's parameters are already checked. */
+/** Absent: 0. The URL's parameters are already checked. */
 function offsetOf(url) {
 	return Number(url.searchParams.get("offset") ?? 0);
 }
-/** A path's segments, percent-decoded (without a trailing empty one for a trailing slash). */
+/** Percent-decoded, without a trailing empty one for a trailing slash. */
 function pathSegments(pathname) {
 	const segments = pathname.split("/");
 	if (segments.length > 1 && segments.at(-1) === "") segments.pop();
@@ -12599,10 +12444,7 @@ function pathSegments(pathname) {
 		}
 	});
 }
-/**
-* The list a path reads, for messages: `project 1's plugin_configs`, `the project list`, `the logs
-* of config 7 in project 1's plugin_configs`. Any path prefix of the base URL is skipped.
-*/
+/** For messages: `project 1's plugin_configs`, `the project list`, `the logs of config 7 in ...`. */
 function nameList(path) {
 	const segments = pathSegments(path).filter((segment) => segment !== "");
 	const at = segments.lastIndexOf("projects");
@@ -12612,11 +12454,9 @@ function nameList(path) {
 	return logs === "logs" && config !== void 0 ? `the logs of config ${config} in ${list}` : list;
 }
 /**
-* Why `next` is not a page of the list `first` asked for, or undefined when it is. Both URLs are
-* absolute and on the base URL (origin and prefix are checked before). Paths compare segment by
-* segment after percent-decoding, with one trailing slash optional (the service takes both); the
-* URL parser has already resolved dot segments, `%2e` ones included. Query parameters other than
-* limit and offset compare as a multiset of decoded name/value pairs; the fragment is never sent.
+* Why `next` is not a page of the list `first` asked for. Both are on the base URL already. Paths
+* compare decoded, one trailing slash optional (the service takes both); the URL parser has resolved
+* dot segments, `%2e` ones included. Other parameters compare as a multiset of decoded pairs.
 */
 function describeNextLinkMismatch(first, next) {
 	const firstPath = pathSegments(first.pathname);
@@ -12631,33 +12471,29 @@ function describeNextLinkMismatch(first, next) {
 	const differing = differingParameters(first.searchParams, next.searchParams);
 	if (differing.length > 0) return `its query differs from the first request's in ${differing.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")}`;
 }
-/** Names of the non-page parameters whose values differ (in number, value or presence). */
 function differingParameters(first, next) {
 	const names = new Set([...first.keys(), ...next.keys()].filter((name) => !PAGE_PARAMETERS.has(name)));
 	const values = (params, name) => JSON.stringify(params.getAll(name).sort());
 	return [...names].filter((name) => values(first, name) !== values(next, name)).sort();
 }
 /**
-* One read of the list `firstUrl` starts (its re-reads included), held to the bounds. Every page
-* has its `next` link checked as it is read, followed or not, and is admitted before it is used:
-* its count must be plausible (when the list is read whole), and its `next` link must go further
-* on (a higher offset). With pages that are never empty, and a read that stops once its records
-* pass the count or repeat (paginate.ts), a read ends within `count` pages; the time bound ends one
-* whose pages come slowly.
+* One read of a list (its re-reads included), held to the bounds. With pages never empty, links that
+* go further on, and a read that stops once records pass the count or repeat (paginate.ts), a read
+* ends within `count` pages; the time bound ends one whose pages come slowly.
 */
 var ListWalk = class {
 	#client;
 	#firstUrl;
-	/** The first request of the list: what messages name. */
+	/** What messages name. */
 	#list;
 	#startedAt;
 	#maxRecords;
 	#pages = 0;
 	#records = 0;
-	/** Time the reader spent away (the caller of a paged iteration), which the bound does not count. */
+	/** Time the caller of a paged iteration spent away, which the bound does not count. */
 	#pausedMs = 0;
 	#pausedAt;
-	/** `boundCount` false: a stream read only in part (logs), whose count may be large and is not bounded. */
+	/** `boundCount` false: a stream read only in part (logs), whose count is not bounded. */
 	constructor(client, firstUrl, boundCount) {
 		this.#client = client;
 		this.#firstUrl = firstUrl;
@@ -12673,7 +12509,6 @@ var ListWalk = class {
 		if (this.#pausedAt !== void 0) this.#pausedMs += this.#client.now() - this.#pausedAt;
 		this.#pausedAt = void 0;
 	}
-	/** The page at `url` and its checked `next` link; throws once the read has taken too long. */
 	async read(url, shape) {
 		this.#checkTime();
 		const page = await this.#client.requestJson({
@@ -12685,7 +12520,6 @@ var ListWalk = class {
 			next: this.#checkedNextLink(url, page)
 		};
 	}
-	/** Checks a page read at `url` and its `next` link (undefined at the end of the list). */
 	admit(url, page, next) {
 		this.#pages += 1;
 		this.#records += page.results.length;
@@ -12707,7 +12541,6 @@ var ListWalk = class {
 			bound: "--list-timeout"
 		});
 	}
-	/** The `next` link of `page` (read at `url`), checked to be a page of this list further on. */
 	#checkedNextLink(url, page) {
 		if (page.next === null) return void 0;
 		const client = this.#client;
@@ -12729,10 +12562,8 @@ var ListWalk = class {
 	}
 };
 /**
-* The pages of a stream (logs) that `firstUrl` starts; the caller puts `limit` (and any filters) in
-* it. Later pages are the service's `next` links, each checked to be a page of the same list and to
-* go further on (see ListWalk). Each page is handed over as it is read, not checked against the
-* others; the time bound counts the time spent reading, not the time the caller spends between pages.
+* The pages of a stream (logs), each handed over as read, not checked against the others; the time
+* bound counts the time spent reading, not the time the caller spends between pages.
 */
 async function* paginate(client, firstUrl, shape) {
 	const walk = new ListWalk(client, firstUrl, false);
@@ -12746,21 +12577,13 @@ async function* paginate(client, firstUrl, shape) {
 	}
 }
 /**
-* The pages of one read of a list, taken as a walk along `next` takes them. Once the first page
-* gives `count` and the page size the server keeps to (its result count: a server may cap `limit`
-* below what was asked), and its `next` is the plain offset after it, the pages below `count` are
-* asked for by offset ahead of the walk: through the client's limiter (its bound on requests in
-* flight is shared with every other read), never more than the client's concurrency of them at
-* once nor more than twice that ahead of the page the walk is at (a slow page holds the askers,
-* not the memory of all the pages after it). A page is only taken after every page before it, the
-* read ends at the first page without a `next` link, and from a page that is not as planned (not
-* full, or a link to an offset other than the one after it), the rest is read by following `next`
-* one page at a time. No page is asked once one before it failed; a page's error surfaces only if
-* the walk reaches it, so a read fails as the walk would have. Pages are checked as they are
-* taken: the read stops at the first page that shows the pages cannot add up (a count that moved,
-* a record listed again, more records than the count), so a server repeating its pages is asked
-* for a few pages, not for its count's worth. Pages still being asked are waited for before the
-* read goes on by links or ends.
+* One read of a list, taken as a walk along `next` takes them. Once the first page shows plain
+* offset paging (and the page size the server keeps to), later pages are asked ahead by offset, at
+* most the concurrency at once and twice that ahead of the walk (a slow page holds the askers, not
+* the memory of all pages after it); from a page not as planned, `next` is followed one at a time.
+* A page's error surfaces only if the walk reaches it, so a read fails as the walk would have. The
+* read stops at the first page that cannot add up, so a server repeating its pages is asked for a
+* few pages, not its count's worth.
 */
 async function readListPages(client, firstUrl, shape, walk) {
 	const tally = new ListTally();
@@ -12834,22 +12657,21 @@ async function readListPages(client, firstUrl, shape, walk) {
 		problem: tally.finish()
 	};
 }
-/** Whether a page read by offset links on to the page the read already asked for after it. */
+/** Whether a page read by offset links on to the page already asked for after it. */
 function isAsPlanned(taken, offset, pageSize) {
 	return taken.next !== void 0 && taken.page.results.length === pageSize && offsetOf(taken.next) === offset + pageSize;
 }
-/** The offset a `next` link asks for (absent: 0), or undefined when it cannot be read. */
+/** Undefined when the link cannot be read. */
 function nextOffsetOf(link) {
 	const base = "http://list.invalid/";
 	return URL.canParse(link, base) ? offsetOf(new URL(link, base)) : void 0;
 }
-/** The check of findListInconsistency, one page at a time: a read stops at the first page that fails it. */
+/** findListInconsistency one page at a time: a read stops at the first page that fails it. */
 var ListTally = class {
 	#pageOf = /* @__PURE__ */ new Map();
 	#count;
 	#pages = 0;
 	#read = 0;
-	/** Adds the next page; what does not add up so far, or undefined. */
 	add(page) {
 		this.#pages += 1;
 		const number = this.#pages;
@@ -12866,7 +12688,6 @@ var ListTally = class {
 		if (this.#read <= this.#count && (next === void 0 || next < this.#count)) return void 0;
 		return `records were listed beyond the count of ${this.#count}`;
 	}
-	/** After the last page: whether the records read are as many as the count. */
 	finish() {
 		const count = this.#count ?? 0;
 		if (this.#read === count) return void 0;
@@ -12874,11 +12695,8 @@ var ListTally = class {
 	}
 };
 /**
-* Every item of a whole list (a family, the project list), from one read whose pages add up (see
-* readListPages and findListInconsistency), bounded in records and time. A read that does not add
-* up is thrown away and the list read again from its first page, after a short backoff, up to
-* LIST_READ_ATTEMPTS reads; then list_changed_during_read. Nothing of a read is handed over before
-* the whole of it is checked, so no caller can act on part of an inconsistent list.
+* Every item of a whole list, from one read whose pages add up, re-read after a short backoff up to
+* LIST_READ_ATTEMPTS times: no caller can act on part of an inconsistent list.
 */
 async function listItems(client, firstUrl, shape) {
 	const walk = new ListWalk(client, firstUrl, true);
@@ -12899,14 +12717,11 @@ async function listItems(client, firstUrl, shape) {
 }
 // dist/src/api/endpoints.js
 const PROJECTS_PATH = "/api/projects/";
-/** The projects the key can see, all pages, from one read whose pages add up (see listItems). */
+/** The projects the key can see, from one read whose pages add up (see listItems). */
 async function listProjects(client) {
 	return await listItems(client, client.url(PROJECTS_PATH, { limit: client.pageSize }), "projectPage");
 }
-/**
-* Whether the base URL reaches the service's API: one page of one project from the project list.
-* `false` for a 404 (the path is not the API's), `undefined` when the answer says neither (a 403).
-*/
+/** Whether the base URL reaches the API: `false` for a 404, `undefined` when unsure (a 403). */
 async function reachesProjectList(client) {
 	try {
 		await client.request({
@@ -12919,10 +12734,8 @@ async function reachesProjectList(client) {
 	}
 }
 /**
-* The whole family as listed (seed: without soft-deleted ones): one request for a family of up
-* to `pageSize` records. The pages are checked to add up to one state of the list, which is read
-* again if it changed while it was paged (see listItems); a plan, a dedupe or a create's
-* re-read never works from records of a half-changed list.
+* The whole family as listed, from one read whose pages add up (see listItems): a plan, a dedupe
+* or a create's re-read never works from records of a half-changed list.
 */
 async function listAllConfigs(client, projectId, family) {
 	return await listItems(client, client.url(collectionPath(projectId, family), { limit: client.pageSize }), "recordPage");
@@ -12934,7 +12747,7 @@ async function getConfig(client, projectId, family, configId) {
 		url
 	}, "record");
 }
-/** PATCH with the fields to change; repeated safely on failure since it sets absolute values. */
+/** Repeated safely on failure since it sets absolute values. */
 async function updateConfig(client, projectId, family, configId, changes) {
 	const url = client.url(recordPath(projectId, family, configId));
 	return await client.requestJson({
@@ -12943,7 +12756,7 @@ async function updateConfig(client, projectId, family, configId, changes) {
 		body: changes
 	}, "record");
 }
-/** The record's frontend module (JavaScript text). */
+/** JavaScript text. */
 async function getFrontend(client, projectId, family, configId) {
 	const url = client.url(recordPath(projectId, family, configId, "frontend"));
 	return (await client.request({
@@ -12952,8 +12765,8 @@ async function getFrontend(client, projectId, family, configId) {
 	})).body.toString("utf8");
 }
 /**
-* Runs a job on a record. Returns the record, or null when the service answers with an empty body
-* (posthog-2024). Never repeated after a failure that may have reached the service.
+* null for posthog-2024's empty answer. Never repeated after a failure that may have reached the
+* service: a job run twice may do harm.
 */
 async function createJob(client, projectId, family, configId, job) {
 	if (typeof job.type !== "string" || job.type.trim() === "") throw new InputError("invalid_request", { message: "A job needs a type (the name of the job to run)." });
@@ -12976,10 +12789,7 @@ async function createJob(client, projectId, family, configId, job) {
 		throw error;
 	}
 }
-/**
-* Sets orders: keys are config ids (seed) or plugin ids (posthog-2024), values the new orders.
-* Returns the family's records as the service lists them after the change (a bare array).
-*/
+/** Keys are config ids (seed) or plugin ids (posthog-2024); returns the family as listed after it. */
 async function rearrangeConfigs(client, projectId, family, orders) {
 	for (const [key, order] of Object.entries(orders)) if (!Number.isSafeInteger(order)) throw new InputError("invalid_request", { message: `Rearrange: the order of ${key} must be an integer, not ${String(order)}.` });
 	const url = client.url(`${collectionPath(projectId, family)}rearrange/`);
@@ -12989,7 +12799,6 @@ async function rearrangeConfigs(client, projectId, family, orders) {
 		body: { orders }
 	}, "recordList");
 }
-/** One page of a plugin config's log entries, newest first, filtered as asked. */
 async function listLogs(client, projectId, family, configId, query = {}) {
 	return client.requestJson({
 		method: "GET",
@@ -12997,14 +12806,9 @@ async function listLogs(client, projectId, family, configId, query = {}) {
 	}, "logPage");
 }
 /**
-* Log entries across pages, newest first, up to `maxEntries` (default: all), each entry once.
-*
-* Logs are a live stream, not a list to reconcile: entries arrive at the head while the pages are
-* read, and `count` grows with them. An entry added between two pages shifts the older ones to
-* later offsets, so the next page starts with entries already yielded: those are skipped by id.
-* Entries only leave at the tail (retention), which shifts nothing before it. So the list-change
-* refusal of a whole list's read would refuse a busy plugin's logs for no gain, and is not applied;
-* the next links are still held to this config's logs and these filters.
+* Log entries across pages, newest first, each once. Logs are a live stream: entries arriving at
+* the head shift older ones to later pages, so repeats are skipped by id, and the list-change
+* refusal of a whole list's read is not applied (it would refuse a busy plugin's logs).
 */
 async function* iterateLogs(client, projectId, family, configId, query = {}, maxEntries = Number.POSITIVE_INFINITY) {
 	const firstUrl = logsUrl(client, projectId, family, configId, {
@@ -13026,7 +12830,6 @@ async function* iterateLogs(client, projectId, family, configId, query = {}, max
 		if (pagesWithNothingNew >= MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES) throw new ServiceError("pagination_loop", client.describeRequest("GET", firstUrl), { reason: `${pagesWithNothingNew} pages in a row hold only log entries already read` });
 	}
 }
-/** Pages in a row without a log entry not read before, after which a log read is refused as looping. */
 const MAX_LOG_PAGES_WITHOUT_NEW_ENTRIES = 3;
 function logsUrl(client, projectId, family, configId, query) {
 	if (!getFamily(family).hasLogs) throw new InputError("logs_not_supported", { family });
@@ -13046,7 +12849,6 @@ function formatTime(value) {
 	return value.toISOString();
 }
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-/** Checks a project id and encodes it as one path segment. */
 function encodeProjectId(projectId) {
 	const reason = typeof projectId !== "string" || projectId === "" ? "it is empty; use an id from the project listing" : projectId === "." || projectId === ".." ? "a dot segment would name another path" : CONTROL_CHARACTERS.test(projectId) ? "it contains control characters" : void 0;
 	if (reason !== void 0) throw new InputError("invalid_project_id", {
@@ -13055,11 +12857,10 @@ function encodeProjectId(projectId) {
 	});
 	return encodeURIComponent(projectId).replace(/%40/g, "@");
 }
-/** `/api/projects/{project}/{family}/`, with the trailing slash the service's examples use. */
+/** With the trailing slash the service's examples use. */
 function collectionPath(projectId, family) {
 	return `${PROJECTS_PATH}${encodeProjectId(projectId)}/${getFamily(family).pathSegment}/`;
 }
-/** A record's path, or one of its sub-resources. */
 function recordPath(projectId, family, configId, subresource) {
 	if (!Number.isSafeInteger(configId) || configId < 0) throw new InputError("invalid_config_id", { configId });
 	const base = `${collectionPath(projectId, family)}${configId}/`;
@@ -13087,22 +12888,17 @@ async function mapConcurrent(items, limit, work) {
 	return results;
 }
 // dist/src/description-view.js
-/** The view of a description as the service stores it (anything but text reads as none). */
+/** Anything but text reads as none. */
 function viewDescription(stored) {
 	return readMark(typeof stored === "string" ? stored : null);
 }
-/** The user's text of a stored description, without its mark: what plan shows and export writes. */
 function descriptionText(stored) {
 	return viewDescription(stored).text;
 }
-/** The owner whose mark a stored description carries; null when it carries none. */
 function descriptionOwner(stored) {
 	return viewDescription(stored).owner;
 }
-/**
-* Whether the record holds the user's text `written`, whatever mark it carries: as written, as a
-* trimming service stores it, or, for an empty one, as the plugin's own text (posthog-2024).
-*/
+/** Whatever mark it carries; an empty text may show as the plugin's own (posthog-2024). */
 function holdsDescriptionText(written, record) {
 	const shown = descriptionText(record.description);
 	if (shown === written) return true;
@@ -13110,9 +12906,8 @@ function holdsDescriptionText(written, record) {
 	return mayShowFilled("description", written) && record.description === pluginDefaults(record).description;
 }
 /**
-* Whether the record stores the description `sent` exactly, mark included (a different mark, or
-* none where one was sent, is a different description): as sent, as a trimming service stores it,
-* or, for an empty one, as the plugin's own text (`plugin` where the record's list leaves it out).
+* Mark included (another mark, or none, is another description). An empty one may show as the
+* plugin's own text (`plugin` where the record's list leaves it out).
 */
 function storesDescription(sent, record, plugin) {
 	const stored = record.description ?? null;
@@ -13122,17 +12917,13 @@ function storesDescription(sent, record, plugin) {
 	const text = plugin ?? pluginDefaults(record).description;
 	return text !== void 0 && stored === text;
 }
-/**
-* A stored description for a message, as a user reads it: its text (quoted, so white space and
-* control characters show) and its mark, e.g. `"Adds country" (owner mark "web")` or `null (no owner mark)`.
-*/
+/** E.g. `"Adds country" (owner mark "web")` or `null (no owner mark)`, quoted so white space shows. */
 function describeStoredDescription(stored) {
 	const view = viewDescription(stored);
 	const mark = view.owner === null ? "no owner mark" : `owner mark ${quoteServerText(view.owner)}`;
 	return `${view.text === null ? "null" : quoteServerText(view.text)} (${mark})`;
 }
 // dist/src/plan/compare-fields.js
-/** Fields compared as updates; `order` is handled by the reorder. */
 const UPDATE_FIELDS = [
 	"plugin",
 	"name",
@@ -13140,15 +12931,13 @@ const UPDATE_FIELDS = [
 	"description",
 	"match_action"
 ];
-/** What the record shows in `field`, as pcsync compares and prints it: a description without its mark. */
+/** A description without its mark. */
 function shownValue(field, record) {
 	return field === "description" ? descriptionText(record.description) : record[field] ?? null;
 }
 /**
-* Whether the record shows `written` in `field`. Text counts as stored as sent or as a trimming
-* service (posthog-2024) stores it (trim-as-service.ts). A name or description written as null, or as
-* text that is empty once trimmed, may come back as the plugin's own (posthog-2024): that is the
-* empty value written.
+* Text counts as stored as sent or as a trimming service stores it (trim-as-service.ts); a null or
+* blank name or description may come back as the plugin's own (posthog-2024), which counts too.
 */
 function showsWritten(field, written, record) {
 	if (field === "description") return (written === null || typeof written === "string") && holdsDescriptionText(written, record);
@@ -13157,19 +12946,12 @@ function showsWritten(field, written, record) {
 	if (isTrimmedField(field) && typeof written === "string" && showsText(written, shown)) return true;
 	return mayShowFilled(field, written) && shown === pluginDefaults(record)[field];
 }
-/**
-* Whether the record stores `value` in `field` as the service stored it when written: for a
-* description, mark included (a journal's images, a write sent as it is). Other fields as
-* showsWritten.
-*/
+/** As showsWritten, but a description is compared mark included (a journal's images, a write as sent). */
 function showsStored(field, value, record) {
 	if (field !== "description") return showsWritten(field, value, record);
 	return (value === null || typeof value === "string") && storesDescription(value, record);
 }
-/**
-* The fields the manifest sets that differ on the record (order excluded), and how many differences
-* were left alone because the config's `ignore_fields` names the field.
-*/
+/** Also counts the differences left alone because `ignore_fields` names the field. */
 function diffFields(desired, record) {
 	const changes = {};
 	let ignored = 0;
@@ -13187,7 +12969,6 @@ function diffFields(desired, record) {
 		ignored
 	};
 }
-/** Whether the config's `ignore_fields` names the field: never compared or written once the record exists. */
 function isIgnored(desired, field) {
 	return field !== "name" && desired.ignore_fields?.includes(field) === true;
 }
@@ -13197,14 +12978,12 @@ const SERVICE_DEFAULTS = {
 	description: null,
 	match_action: null
 };
-/** The config's fields as the family manages them: with `fields: all`, the defaults fill what it leaves out. */
 function managedFields(desired, mode) {
 	return mode === "all" ? {
 		...SERVICE_DEFAULTS,
 		...desired
 	} : desired;
 }
-/** The fields a create sends: everything the manifest sets, `plugin` and `order` always. */
 function createFields(desired) {
 	const changes = {};
 	for (const field of [
@@ -13225,12 +13004,9 @@ function createFields(desired) {
 }
 // dist/src/read/read-current-state.js
 /**
-* Lists the family; then, for each plugin of `ref.pluginInfoFor` whose listed records have
-* plugin_info null, retrieves one of them (a single record carries it) and gives its plugin_info to
-* every listed record of that plugin. One request per such plugin, none where lists carry it.
-* posthog-2024 sends plugin_info null in lists, while showing the plugin's own description where a
-* record's is null or "": from the list alone, a config meant to have no description (plan) or
-* that has none (export) cannot be told from one with the plugin's text.
+* posthog-2024 lists send plugin_info null while showing the plugin's description for a record's
+* empty one: a config without a description cannot be told from one with the plugin's text. So one
+* record of each plugin asked for is retrieved, and its plugin_info given to the plugin's records.
 */
 async function readFamily(client, ref) {
 	const records = await listAllConfigs(client, ref.project, ref.family);
@@ -13253,11 +13029,8 @@ async function retrievePluginInfo(client, ref, id) {
 	}
 }
 /**
-* The lists a plan of `desired` must read: a family must tell its own records from those of the
-* families its list also shows (see family-lists.ts), to prune only its own and to warn only of
-* order ties with its own unmanaged records. Desired families come sorted by
-* project, so a project's lists stay side by side: it can be planned as soon as they are read.
-* Each list names the plugins whose configs the manifest wants without a description.
+* A family must tell its own records from those of the families its list also shows (see
+* family-lists.ts). A project's lists stay side by side, so it can be planned once they are read.
 */
 function listsToPlan(desired) {
 	const emptied = /* @__PURE__ */ new Map();
@@ -13295,37 +13068,27 @@ function indented(lines) {
 	return lines.map((line) => `  ${line}`).join("\n");
 }
 const REFUSED_CODES = {
-	/** A saved plan the service moved away from since it was made. */
 	stale_plan: { message: ({ file, reasons }) => `the saved plan ${file} is stale:\n${indented(reasons)}\nNothing was changed. Make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.` },
-	/** A saved plan that does not hold together as the planner made it: edited by hand, or damaged. */
 	plan_inconsistent: { message: ({ file, problems }) => `the saved plan ${file} was changed after it was made, and is not applied:\n${indented(problems)}\nNothing was changed. A saved plan is applied only as \`pcsync plan --out\` wrote it: make a new plan (\`pcsync plan -f <manifest> --out ${file}\`), review it, and apply that.` },
 	plan_server_mismatch: { message: ({ file, planServer, server }) => `the saved plan ${file} was made against ${planServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the plan's server, or make a new plan.` },
 	journal_server_mismatch: { message: ({ path, journalServer, server }) => `the journal ${path} is of a run against ${journalServer}, not ${server}. Nothing was changed. Point --base-url (or PCSYNC_BASE_URL) at the journal's server if that is the one you mean.` },
-	/** The journal given to resume a saved plan is of another run. */
 	journal_plan_mismatch: { message: ({ path, planFile, why }) => `the journal ${path} is not of an apply of ${planFile} (${why}). Give the journal of the apply of this plan with --journal PATH.` },
-	/** Another run writes the journal (its lock names it): one writer per journal. */
 	journal_held: { message: ({ journal, lock, holder, otherHost, held }) => holder === void 0 ? `${held?.subject ?? `the journal ${journal}`} is being written by another run (its lock ${lock} is being taken). Nothing was changed. Run this again once that run has ended.` : `${held?.subject ?? `the journal ${journal}`} is held by pid ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.since}): ${held?.rule ?? "a journal has one writer"}. Nothing was changed. ${otherHost ? `pcsync cannot tell from this host whether that run still goes on: if it does not, delete ${lock} and run this again.` : "Run this again once that run has ended (stopping it with Ctrl-C or SIGTERM releases the lock)."}` },
-	/** A rollback would bring back a record whose name a live record holds now. */
 	rollback_name_taken: { message: ({ journal, clashes }) => `rolling back ${journal} would leave two live records of one name in a family:\n${indented(clashes)}\nNothing was changed, and --force does not change that: rename or delete one of them first (or pin it in your manifest), then run the rollback again.` },
-	/** The state changed between the plan shown and the user's "yes": the plan is no longer the truth. */
 	changed_while_asking: { message: ({ reasons }) => `the remote state changed while apply waited for your answer:\n${indented(reasons)}\nNothing was changed. Run apply again to see the plan as it is now.` },
 	/** `lead` says who refuses: apply, or plan (which refuses only a delete of a protected record). */
 	safety_guard: { message: ({ messages, lead }) => `${lead ?? "refusing to apply"}:\n${indented(messages)}\nNothing was changed.` },
-	/** Configs that match records another owner marked; `--takeover` is the way on. */
 	owner_conflict: { message: ({ problems }) => `the plan is refused: records of another owner:\n${indented(problems)}` },
-	/** Two owners claimed one record at once: the other's mark won (`problems`: one line each). */
 	owner_claim_lost: { message: ({ problems }) => `another owner claimed records at the same time as this run, and its mark won:\n${indented(problems)}\nThose records are the other owner's now (this run's writes to them may have been overwritten): run \`pcsync plan\` to see them; to take one over, pass --takeover.` },
-	/** Records a rollback would put back were changed since by someone else (`conflicts`: one line each). */
 	rollback_conflict: { message: ({ journal, conflicts }) => `records were changed since the run of ${journal}, by someone else:\n${indented(conflicts)}\nNothing was changed. Look at those changes first; to put back the journal's values over them, run the rollback again with --force.` }
 };
-/** The refusals of a saved plan (or its journal) before anything is read or written. */
+/** They say themselves that nothing was changed. */
 const SAVED_PLAN_REFUSALS = [
 	"stale_plan",
 	"plan_inconsistent",
 	"plan_server_mismatch",
 	"journal_server_mismatch"
 ];
-/** Refused by a guard or a check before anything is changed: exit code 3. */
 var RefusedError = class extends PcsyncError {
 	facts;
 	constructor(code, facts) {
@@ -13334,20 +13097,15 @@ var RefusedError = class extends PcsyncError {
 	}
 };
 /**
-* For an apply that stopped before its first write: adds to a PcsyncError's message that nothing
-* was changed (a saved plan's refusal says so itself), and rethrows it. The words are added to the
-* error itself, so that its class, code, exit code, hint and facts stay as they were.
+* For an apply that stopped before its first write. The words go into the error itself, so that its
+* class, code, exit code, hint and facts stay as they were.
 */
 function throwSayingNothingChanged(error) {
 	if (error instanceof PcsyncError && !SAVED_PLAN_REFUSALS.includes(error.code)) error.message = `${error.message} Nothing was changed.`;
 	throw error;
 }
 // dist/src/files/file-errors.js
-/**
-* A file pcsync was asked to write (`-o`, the step summary, a journal) that the system refused:
-* `output_unwritable`, the reason in words, naming `path` as the user gave it. One already said
-* so is returned as it is.
-*/
+/** The system refused a file pcsync was asked to write; an error already said so is returned as it is. */
 function outputUnwritable(path, error) {
 	if (isOutputError(error)) return error;
 	return new InputError("output_unwritable", {
@@ -13355,24 +13113,20 @@ function outputUnwritable(path, error) {
 		reason: describeFileError(error, path)
 	}, { cause: error });
 }
-/** A file pcsync was asked to write that it must not write: `output_refused`, why in words. */
 function outputRefused(path, reason) {
 	return new InputError("output_refused", {
 		path,
 		reason
 	});
 }
-/** The codes of a file pcsync was asked to write and did not. */
 const OUTPUT_CODES = [
 	"output_unwritable",
 	"output_refused",
 	"output_is_input"
 ];
-/** Whether `error` says a file pcsync was asked to write was not written. */
 function isOutputError(error) {
 	return isInputError(error, ...OUTPUT_CODES);
 }
-/** What the system's refusals mean to a user, and what to do instead. */
 const FILE_ERROR_WORDS = {
 	EACCES: "permission denied; choose a path you can write to",
 	EPERM: "permission denied; choose a path you can write to",
@@ -13386,22 +13140,18 @@ const FILE_ERROR_WORDS = {
 	ENXIO: "nothing is there to receive it (a FIFO without a reader, or a socket); start the reader first, or give a file name",
 	ELOOP: "it is a loop of symbolic links; give a file name"
 };
-/** A file system error as a user can act on it, naming the path they gave, not a temporary one. */
+/** Naming the path the user gave, not a temporary one. */
 function describeFileError(error, path) {
 	const code = error.code ?? "";
 	if (code === "ENOENT" || code === "ENOTDIR") return `the directory ${dirname(path)} does not exist; create it or choose another path`;
 	return FILE_ERROR_WORDS[code] ?? describeError(error);
 }
 // dist/src/files/output-target.js
-/** "a FIFO", "an open descriptor": the thing written through, for a message. */
 function describeDevice(device) {
 	return device === "open descriptor" ? `an ${device}` : `a ${device}`;
 }
 const MAX_LINKS = 40;
-/**
-* Where writing `path` goes. Throws InputError (`output_refused`, `output_is_input`) for a
-* path pcsync must not write; errors reading the path itself become `output_unwritable`.
-*/
+/** Throws InputError: `output_refused`, `output_is_input`, `output_unwritable` (reading the path). */
 async function resolveOutputTarget(path, options) {
 	const shown = options.shown ?? path;
 	if (path === "-") throw outputRefused(shown, "- is not standard output here: pcsync writes this to a file; give its name (./- for a file named -)");
@@ -13478,10 +13228,7 @@ async function refuseForeignLinkInSharedDirectory(link, directory, shown) {
 	throw outputRefused(shown, `it is a symbolic link in the shared directory ${directory} that belongs to another user (uid ${link.uid}); pcsync does not follow it there, as Linux's protected_symlinks would not: give the target's path, or remove the link`);
 }
 const MANIFEST_EXTENSIONS = /* @__PURE__ */ new Set([".yaml", ".yml"]);
-/**
-* Throws `output_is_input` when `existing` (the file at `path`, or an opened output without a path)
-* is a file the run reads, or when `path` would be a manifest in a directory the run reads.
-*/
+/** By device and inode, not by path text; `path` undefined: an opened output without one. */
 async function refuseInput(path, existing, options, shown) {
 	const inputs = options.inputs ?? [];
 	if (inputs.length === 0 || existing !== void 0 && !existing.isFile()) return;
@@ -13504,9 +13251,8 @@ function isInput(shown, clause) {
 	});
 }
 /**
-* Writes `content` to `path` (see the module comment); returns where it went, so that a message
-* can say "saved" of a file and "written to" of a device. Throws InputError (`output_*`), naming the path
-* as given, when it is refused or fails; a failed write leaves no temporary file behind.
+* Returns where it went, so that a message can say "saved" of a file and "written to" of a device.
+* Throws InputError (`output_*`); a failed write leaves no temporary file behind.
 */
 async function writeFileSafely(path, content, options) {
 	const shown = options.shown ?? path;
@@ -13522,16 +13268,13 @@ async function writeFileSafely(path, content, options) {
 	}
 	return target;
 }
-/** How the name of every temporary file of `file` begins (`.NAME.`); each ends in `.tmp`. */
+/** `.NAME.`; each ends in `.tmp`. */
 function temporaryFilePrefix(file) {
 	return `.${basename(file)}.`;
 }
-/** A temporary file's name beside `file`: `.NAME.<pid>.<random>.tmp`, never one that exists. */
-function temporaryFileName(file) {
-	return join(dirname(file), `${temporaryFilePrefix(file)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-}
 async function replaceAtomically(file, content, mode, existing) {
-	const temporary = temporaryFileName(file);
+	const random = randomBytes(6).toString("hex");
+	const temporary = join(dirname(file), `${temporaryFilePrefix(file)}${process.pid}.${random}.tmp`);
 	const handle = await open(temporary, "wx", 384);
 	try {
 		try {
@@ -13554,7 +13297,7 @@ async function keepOwner(handle, existing) {
 	if (existing === void 0 || process.geteuid?.() !== 0) return;
 	if (existing.uid !== 0 || existing.gid !== 0) await handle.chown(existing.uid, existing.gid);
 }
-/** Makes a rename or a new name durable. Not every file system lets a directory be synced. */
+/** Makes a rename or a new name durable, where the file system lets a directory be synced. */
 async function syncDirectory(directory) {
 	let handle;
 	try {
@@ -13658,15 +13401,10 @@ function createPaint(colour) {
 	return (style, text) => text === "" ? text : COLOURS[style](text);
 }
 // dist/src/render/apply-report.js
-/**
-* The change an outcome is about; a record without a name shows as `unnamed` (the list of changes
-* done says "(unnamed)").
-*/
 function describe(outcome, unnamed = "null") {
 	const name = outcome.name === null ? unnamed : quoteServerText(outcome.name);
 	return `${outcome.action === "reorder" ? "reorder" : `${outcome.action} ${name}`}${outcome.id === null ? "" : ` (id ${outcome.id})`} in project ${outcome.project} ${outcome.family} (${outcome.source})`;
 }
-/** At most NOT_STARTED_LISTED lines of `items`, then `... and N more` with `where` the rest is. */
 function listSome(items, line, where = "") {
 	const shown = items.slice(0, 20).map((item) => `  ${line(item)}\n`);
 	const more = items.length - 20;
@@ -13724,7 +13462,6 @@ function renderApplyReport(report, out, options) {
 	}
 	if (report.mayLandUntil !== void 0) out.write(`${paint("yellow", "Note")}: an update or delete went unanswered and was sent again; the service may still apply the first until ${report.mayLandUntil.toISOString()} (2.5 x --timeout after pcsync gave up on it), over anything written to that record before then (a rollback of this run's journal waits for it; an edit by hand should too).\n`);
 }
-/** Every change done and checked, nothing interrupted: the server holds what the plan showed. */
 function isApplyComplete(report) {
 	return !report.interrupted && report.failed === 0 && report.skipped === 0 && report.unknown === 0 && report.unchecked === 0;
 }
@@ -13735,15 +13472,11 @@ const OVERRIDES = {
 	max_update_percent: "Raise --max-update-percent or use --force if that is intended.",
 	protected: "Pass --allow-destroy NAME for each record to delete, if that is intended (--force does not lift protection)."
 };
-/**
-* A guard's message: what was found, then how to override it; with `forced` (the run passes
-* --force), a guard --force overrides is said without the advice to use the flag just given.
-*/
+/** With `forced`, a guard --force overrides is said without the advice to use the flag just given. */
 function describeGuard(guard, options = {}) {
 	const found = describeFinding(guard);
 	return options.forced === true && isForceable(guard.rule) ? found : `${found} ${OVERRIDES[guard.rule]}`;
 }
-/** What the guard found, in words. */
 function describeFinding(finding) {
 	if (finding.rule === "max_update_percent") {
 		const share = Math.round(finding.updates * 100 / finding.owned);
@@ -13759,28 +13492,19 @@ function describeFinding(finding) {
 	return `project ${finding.project} ${finding.family}: prune would delete ${what} (${finding.source}).`;
 }
 /**
-* The proof window as a multiple of the request timeout: the rule covers a commit up to twice the
-* timeout after the give-up, and the half on top keeps a commit at exactly that bound from racing
-* the read that decides.
+* The proof window in request timeouts: a commit up to twice the timeout after the give-up, and the
+* half on top keeps one at exactly that bound from racing the read that decides.
 */
 const SETTLE_TIMEOUT_FACTOR = 2.5;
-/** The shortest proof window, whatever the request timeout (at time scale 1). */
 const MIN_SETTLE_WINDOW_MS = 1e3;
-/** How long after a POST with unknown outcome gave up it may still commit. */
 function settleWindowMs(requestTimeoutMs, timeScale = 1) {
 	return Math.max(SETTLE_TIMEOUT_FACTOR * requestTimeoutMs, Math.round(MIN_SETTLE_WINDOW_MS * timeScale));
 }
-/**
-* The least settle time one create may be given: a whole proof window for each POST it may send,
-* since a window cut short can never show that a POST did not commit.
-*/
+/** A whole proof window per POST: a window cut short can never show that a POST did not commit. */
 function minimumSettleTimeoutMs(requestTimeoutMs, createPosts, timeScale = 1) {
 	return createPosts * settleWindowMs(requestTimeoutMs, timeScale);
 }
-/**
-* The settle budget of a create through `client` under `rule`. A settle time below the minimum is a
-* RangeError: it would turn creates that can be settled into unknown ones.
-*/
+/** A settle time below the minimum is a RangeError: it would turn settleable creates into unknown ones. */
 function settleBudgetOf(client, rule = {}) {
 	const { requestTimeoutMs, timeScale } = client;
 	const windowMs = settleWindowMs(requestTimeoutMs, timeScale);
@@ -13795,11 +13519,7 @@ function settleBudgetOf(client, rule = {}) {
 	};
 }
 // dist/src/files/append-file.js
-/**
-* Opens `path` for appending. Throws InputError (`output_refused`, `output_unwritable`) for anything but a regular file (a device,
-* a FIFO, a socket, a descriptor such as /dev/stdout), for one of the run's inputs, and when the
-* system refuses.
-*/
+/** Throws InputError (`output_refused`, `output_unwritable`) for anything but a regular file. */
 async function openForAppend(path, options) {
 	const shown = options.shown ?? path;
 	const target = await resolveOutputTarget(path, {
@@ -13822,7 +13542,7 @@ async function openForAppend(path, options) {
 		throw outputUnwritable(shown, error);
 	}
 }
-/** Appends `text` to `path` durably (written, then synced), as openForAppend opens it. */
+/** Written, then synced. */
 async function appendToFile(path, text, options) {
 	const handle = await openForAppend(path, options);
 	try {
@@ -13838,10 +13558,7 @@ async function appendToFile(path, text, options) {
 const MAX_SHARDS = 1e4;
 const FNV_OFFSET_BASIS = 2166136261;
 const FNV_PRIME = 16777619;
-/**
-* The 0-based shard of a project: 32-bit FNV-1a of the id's UTF-8 bytes, mod `shardCount`. The
-* hash is fixed forever: changing it would move projects between workers (and their schedules).
-*/
+/** 32-bit FNV-1a of the id's UTF-8 bytes: fixed forever, as changing it would move projects between workers. */
 function shardOf(projectId, shardCount) {
 	if (!Number.isSafeInteger(shardCount) || shardCount < 1) throw new RangeError(`shardCount must be a positive integer, not ${String(shardCount)}`);
 	let hash = FNV_OFFSET_BASIS;
@@ -13851,7 +13568,6 @@ function shardOf(projectId, shardCount) {
 	}
 	return (hash >>> 0) % shardCount;
 }
-/** Reads `K/N` (e.g. `2/4`): worker K of N, K from 1 to N. */
 function parseShard(text) {
 	const usage = (message) => new InputError("usage", message);
 	const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
@@ -13865,18 +13581,13 @@ function parseShard(text) {
 		count
 	};
 }
-/**
-* The items of one shard, in their order. Items are project ids, or anything with a project id
-* through `projectIdOf` (e.g. the families of a desired state), so a project's families stay together.
-*/
+/** Items are project ids, or have one through `projectIdOf`, so a project's families stay together. */
 function selectShard(items, shard, projectIdOf = (item) => String(item)) {
-	const wanted = shard.index - 1;
-	return items.filter((item) => shardOf(projectIdOf(item), shard.count) === wanted);
+	return items.filter((item) => shardOf(projectIdOf(item), shard.count) === shard.index - 1);
 }
 // dist/src/plan/order-ties.js
-/** What a tie means, in the words every warning about one uses. */
 const TIE_EFFECT = "which of them runs first is not defined (the service lists them by plugin id)";
-/** The items sharing an order with another, grouped by order, lowest first; each group keeps its input order. */
+/** Groups are lowest order first; each keeps its input order. */
 function groupTiedOrders(items) {
 	return [...groupBy(items, (item) => item.order)].filter(([, group]) => group.length > 1).sort(([a], [b]) => a - b).map(([order, group]) => ({
 		order,
@@ -13884,12 +13595,9 @@ function groupTiedOrders(items) {
 	}));
 }
 /**
-* The orders that configs of the manifest, as the plan leaves them, share with another record: an
-* unmanaged one, or another config where `ignore_fields: [order]` left one of them at an order the
-* manifest does not give it. A tie of configs each at the order the manifest gives it is the
-* manifest's own doing, which its checks warn of before any plan; unmanaged records tied only with
-* each other are not the manifest's business: neither is listed. This is the one rule: a config
-* reaches a tie only through one of these, so no setting of the manifest can hide one.
+* Orders configs share after the plan with an unmanaged record, or with another config where
+* `ignore_fields: [order]` left one off its manifest order. Ties among configs at their manifest
+* orders are the manifest checks' to warn of, ties among unmanaged records nobody's: neither is listed.
 */
 function findOrderTies(managed, unmanaged) {
 	const tagged = [...managed.map((config) => ({
@@ -13924,7 +13632,6 @@ function findOrderTies(managed, unmanaged) {
 	return ties;
 }
 // dist/src/plan/targets.js
-/** Whether the targets narrow the plan at all. */
 function isPartial(targets) {
 	return targets !== void 0 && (targets.target.length > 0 || targets.exclude.length > 0);
 }
@@ -13950,11 +13657,7 @@ const PLAN_DEFAULTS = {
 	maxDeletePercent: 30,
 	maxUpdatePercent: 30
 };
-/**
-* The planner's one entry point: the plan of `desired` against `current`, pure. A reader that
-* plans each project as soon as its lists are in (src/read/read-and-plan.ts) hands those parts in
-* as `planned`; they are not planned again, and every other project is planned here.
-*/
+/** `planned`: projects already planned as their lists came in (read-and-plan.ts); the rest are planned here. */
 function computePlan(desired, current, options = {}, planned) {
 	const withOwner = {
 		owner: desired.owner?.name,
@@ -13975,7 +13678,6 @@ function computePlan(desired, current, options = {}, planned) {
 		refused
 	};
 }
-/** Plans one project from its desired families and the lists read for it (see computePlan). */
 function planProject(project, desired, current, options = {}) {
 	const input = {
 		project,
@@ -14004,11 +13706,7 @@ function planProject(project, desired, current, options = {}) {
 	}
 	return part;
 }
-/**
-* Joins the parts of a plan, in the order given: the same parts always make the same plan. With
-* `options.targets` (--target/--exclude), the plan says it is partial. Not a planner: computePlan
-* is; a rollback's plan, made of a journal's inverse, is joined here too.
-*/
+/** Joins plan parts in the order given; a rollback's plan (a journal's inverse) is joined here too. */
 function assemblePlan(parts, options = {}) {
 	const errors = parts.flatMap((part) => part.errors);
 	if (errors.length > 0) return {
@@ -14046,10 +13744,9 @@ function mergeFingerprints(parts) {
 	return fingerprints;
 }
 /**
-* Matches every config of a project to at most one remote record: by pinned id, else by name.
-* Families claim in FAMILIES_IN_CLAIM_ORDER: where one family's list also shows another's records
-* (posthog-2024's plugin_configs lists the frontend apps), a record the manifest keeps in its own
-* family is never claimed, reordered or pruned through the other.
+* Matches every config of a project to at most one record: by pinned id, else by name. Families
+* claim in FAMILIES_IN_CLAIM_ORDER so that a record shown in two lists (posthog-2024's plugin_configs
+* lists the frontend apps) is never claimed, reordered or pruned through the other family.
 */
 function claimRecords(input, errors, owner) {
 	const claims = /* @__PURE__ */ new Map();
@@ -14118,8 +13815,8 @@ function claimRecords(input, errors, owner) {
 			}
 			if (!taken) unmatched.push(config);
 		}
-		const report = (config, message) => reportIn(family, config, message);
 		const ownRecords = records.filter((record) => !otherIds.has(record.id));
+		const report = (config, message) => reportIn(family, config, message);
 		for (const [config, record] of claimLookAlikes(unmatched, ownRecords, claims, report, where)) claim({
 			family,
 			config,
@@ -14132,10 +13829,8 @@ function claimRecords(input, errors, owner) {
 	};
 }
 /**
-* Configs no record name matched exactly may still name a record whose name only looks the same:
-* it differs in white space at its ends or in Unicode normalisation (NFC "café", NFD "café").
-* Such a record is adopted (the update renames it, keeping its plugin config and secrets) rather
-* than deleted and copied; two or more candidates are an error asking for `id:`.
+* A config no name matched exactly adopts a record whose name only looks the same (end white space,
+* NFC/NFD), renaming it and keeping its secrets, rather than delete and copy; two candidates are an error.
 */
 function claimLookAlikes(configs, records, claims, report, where) {
 	const adopted = /* @__PURE__ */ new Map();
@@ -14162,7 +13857,6 @@ function lookAlikeNote(from, to) {
 	if (from === null || from === to || lookAlikeKey(from) !== lookAlikeKey(to)) return {};
 	return { lookAlike: describeLookAlike(from, to) };
 }
-/** Plans one family of the project, adding its changes, reorder, report, guards and fingerprints to `part`. */
 function planFamily(part, input, desiredFamily, claims, options, owner) {
 	const { project, family } = desiredFamily;
 	const listed = input.current.get(family)?.records ?? [];
@@ -14365,28 +14059,19 @@ function deleteChange(project, family, record, source, via) {
 	};
 }
 // dist/src/plan/rollout-waves.js
-/** The projects the plan writes, in the order a rollout's `percent` waves take them. */
 function rolloutOrder(projects) {
 	return [...new Set(projects)].map((project) => ({
 		project,
 		key: rolloutKey(project)
 	})).sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : a.project < b.project ? -1 : 1).map(({ project }) => project);
 }
-/**
-* The hash that places a project in the `percent` order: fixed forever, since changing it would
-* move projects between waves. Salted, so that it is not the order `--shard` splits by.
-*/
 function rolloutKey(project) {
 	return createHash("sha256").update(`pcsync rollout\u0000${project}`).digest("hex");
 }
-/** The projects a plan writes: those with a change or a reorder. */
 function projectsWritten(plan) {
 	return new Set([...plan.changes, ...plan.reorders].map((item) => item.project));
 }
-/**
-* The waves of `spec` over the projects the plan writes, and the projects no wave takes (a plan
-* error: every project the plan changes is in exactly one wave).
-*/
+/** `unassigned`: projects no wave takes, a plan error. */
 function assignWaves(spec, planned) {
 	const order = rolloutOrder(planned);
 	const assigned = /* @__PURE__ */ new Set();
@@ -14424,15 +14109,12 @@ function assignWaves(spec, planned) {
 	};
 }
 // dist/src/read/read-and-plan.js
-/** The error for a plan that cannot be made: a refusal when every problem is an owner conflict. */
+/** A refusal when every problem is an owner conflict. */
 function planErrorOf(errors) {
 	const problems = errors.map((error) => `${error.source}: ${error.message}`);
 	return errors.length > 0 && errors.every((error) => error.refused === true) ? new RefusedError("owner_conflict", { problems }) : new InputError("plan_invalid", { problems });
 }
-/**
-* The plan of `desired` against the server, and the state it was made from; a InputError when the
-* manifest and the server's state contradict each other.
-*/
+/** An InputError when the manifest and the server's state contradict each other. */
 async function readAndPlan(client, desired, options) {
 	await refuseCurrentAlias(client, desired);
 	const { plan, errors, current, refused } = await readAndPlanProjects(client, desired, options);
@@ -14448,7 +14130,7 @@ async function readAndPlan(client, desired, options) {
 		refused
 	};
 }
-/** The waves of the plan's projects; a InputError when a project the plan writes is in no wave. */
+/** An InputError when a project the plan writes is in no wave. */
 function planRolloutWaves(spec, plan) {
 	const { rollout, unassigned } = assignWaves(spec, projectsWritten(plan));
 	if (unassigned.length === 0) return rollout;
@@ -14458,9 +14140,8 @@ function planRolloutWaves(spec, plan) {
 }
 const CURRENT_PROJECT = "@current";
 /**
-* `@current` is the key's first project: if the manifest also names that project by its id, the
-* two blocks would plan the same records twice (and one's prune could delete the other's
-* configs). One extra request, made only when a manifest mixes `@current` with other projects.
+* A manifest naming `@current` also by its id would plan the same records twice (one's prune could
+* delete the other's configs). One extra request, only when `@current` is mixed with others.
 */
 async function refuseCurrentAlias(client, desired) {
 	const alias = desired.families.find((family) => family.project === CURRENT_PROJECT);
@@ -14472,7 +14153,7 @@ async function refuseCurrentAlias(client, desired) {
 	if (!named) return;
 	throw new InputError("plan_invalid", { problems: [`${formatSource(alias.source)}: project "${CURRENT_PROJECT}" is project ${resolved} for this API key, which the manifest also defines at ${formatSource(named.source)}; keep one of the two`] });
 }
-/** Reads and plans each project as its lists arrive; the plan's errors are returned, not thrown. */
+/** The plan's errors are returned, not thrown. */
 async function readAndPlanProjects(client, desired, options) {
 	const needed = listsToPlan(desired);
 	const knownLists = new Map((options.known?.families ?? []).map((family) => [familyKey(family.project, family.family), family]));
@@ -14541,14 +14222,13 @@ async function readAndPlanProjects(client, desired, options) {
 		planningMs
 	};
 }
-/** Whether `error` is the 404 of a family's list (not of a record read on the way). */
+/** Not the 404 of a record read on the way. */
 function isMissingList(error, ref) {
 	return isApiError(error, 404) && error.method === "GET" && error.path.endsWith(collectionPath(ref.project, ref.family));
 }
 /**
-* The error to report for the 404 of `ref`'s list: the project named at `source` is unknown to the
-* server or not visible to the key; or, if the project list answers 404 too before anything else
-* answered, the base URL is wrong.
+* A project's list answered 404: the project is unknown or invisible to the key, or (the project
+* list answers 404 too, before anything else answered) the base URL's path is wrong.
 */
 async function explainMissingProject(client, ref, source, error) {
 	const { base } = client;
@@ -14565,10 +14245,7 @@ async function explainMissingProject(client, ref, source, error) {
 	});
 }
 // dist/src/run/plan-manifest.js
-/**
-* The manifest narrowed to the scope, and, where --project, --family or --shard narrowed it, the
-* whole manifest with those flags in words (a halt of its rollout holds for the narrowed run too).
-*/
+/** Narrowed, also the whole manifest with the flags in words: a halt of its rollout holds for both. */
 async function loadManifestAndScope(input, scope, io) {
 	const loaded = await loadManifestOrThrow(input, io);
 	const desired = narrowDesiredState(loaded, scope);
@@ -14581,7 +14258,7 @@ async function loadManifestAndScope(input, scope, io) {
 		}
 	};
 }
-/** Narrows the desired state to the projects and families asked for; unknown names are usage errors. */
+/** Unknown names are usage errors. */
 function narrowDesiredState(desired, scope) {
 	const { project: projects, family: families } = scope;
 	const pending = desired.unresolved !== void 0;
@@ -14602,23 +14279,16 @@ function narrowDesiredState(desired, scope) {
 		families: shard ? selectShard(selected, shard, (family) => family.project) : selected
 	};
 }
-/**
-* The manifest with `projects: all` resolved from the listing, printing nothing (the run's own plan
-* prints its problems); undefined where it cannot be resolved.
-*/
+/** Prints nothing (the run's own plan prints its problems); undefined where it cannot be resolved. */
 async function resolveSilently(client, desired) {
 	if (desired.unresolved === void 0) return desired;
 	return (await resolveFromListing(client, desired)).value;
 }
-/** `projects: all` resolved from the API key's project listing (paged). */
 async function resolveFromListing(client, desired) {
 	const listed = await listProjects(client);
 	return resolveProjectSets(desired, listed.map((project) => String(project.id)));
 }
-/**
-* Resolves `projects: all` from the listing, only when a set says it; problems that arise for a
-* listed project are printed like manifest ones.
-*/
+/** Problems of a listed project are printed like manifest ones. */
 async function resolveAllProjects(client, desired, io) {
 	const result = await resolveFromListing(client, desired);
 	printDiagnostics({
@@ -14629,10 +14299,6 @@ async function resolveAllProjects(client, desired, io) {
 	if (result.value === void 0) throw new InputError("manifest_invalid", { diagnostics: result.errors });
 	return result.value;
 }
-/**
-* Reads and plans the narrowed manifest; also gives the desired state planned (with `projects:
-* all` resolved from the listing, and narrowed to `scope` again).
-*/
 async function planManifest(client, desired, scope, settings, io) {
 	const { unresolved, ...named } = desired;
 	const resolved = unresolved === void 0 ? named : narrowDesiredState(await resolveAllProjects(client, desired, io), scope);
@@ -14653,7 +14319,7 @@ async function planManifest(client, desired, scope, settings, io) {
 		desired: resolved
 	};
 }
-/** The flags that leave part of the manifest out of the run, in words (`--project, --shard 1/4`). */
+/** In words: `--project, --shard 1/4`. */
 function narrowingFlags(scope) {
 	const flags = [
 		...scope.project === void 0 ? [] : ["--project"],
@@ -14682,7 +14348,6 @@ function warnUnmatchedNames(options, desired, current, io, narrowed) {
 	}
 }
 // dist/src/run/connect.js
-/** The fallback of plan, apply and watch: the manifest's `server.base_url`, with its place. */
 function manifestServer(desired) {
 	const source = desired?.baseUrlSource;
 	return {
@@ -14691,19 +14356,14 @@ function manifestServer(desired) {
 		source: source === void 0 ? void 0 : `server.base_url at ${formatSource(source)}`
 	};
 }
-/**
-* The base URL: --base-url, else PCSYNC_BASE_URL, else `fallback` (the manifest's server.base_url)
-* for the commands that have one. Never a saved plan's server: the key goes only where the user said.
-* With where it came from, for messages about it.
-*/
-/** Whether --base-url or PCSYNC_BASE_URL names the server; else the manifest's server.base_url would. */
 function baseUrlGiven(settings, io) {
 	return settings.baseUrl !== void 0 || envBaseUrl(io) !== void 0;
 }
-/** PCSYNC_BASE_URL; an empty variable is an unset one (CI systems often define variables as empty strings). */
+/** An empty variable is an unset one: CI systems often define variables as empty strings. */
 function envBaseUrl(io) {
 	return io.env.PCSYNC_BASE_URL === "" ? void 0 : io.env.PCSYNC_BASE_URL;
 }
+/** Never a saved plan's server: the key goes only where the user said. */
 function resolveBaseUrl(settings, io, fallback) {
 	const fromEnv = envBaseUrl(io);
 	const [baseUrl, source] = settings.baseUrl !== void 0 ? [settings.baseUrl, void 0] : fromEnv !== void 0 ? [fromEnv, "PCSYNC_BASE_URL"] : [fallback?.baseUrl, fallback?.source];
@@ -14713,7 +14373,6 @@ function resolveBaseUrl(settings, io, fallback) {
 		source
 	};
 }
-/** The API client of a run; a base URL the client corrected is worth a warning. */
 async function connect(settings, io, options = {}) {
 	const { baseUrl, source } = resolveBaseUrl(settings, io, options.fallback);
 	const apiKey = await resolveApiKey({
@@ -14743,17 +14402,11 @@ const BASE_URL_DEFAULTS = {
 function addConnectionOptions(command, fallback) {
 	return command.option("--base-url <url>", `service base URL (default: ${BASE_URL_DEFAULTS[fallback]})`).option("--api-key-file <path>", "read the API key from this file (default: $PCSYNC_API_KEY)").option("--insecure-http", "allow plain http:// to a non-loopback host").option("--concurrency <n>", "requests in flight at most", String(CLIENT_DEFAULTS.concurrency)).option("--max-rps <n>", "requests per second at most (default: no client-side limit)").option("--timeout <seconds>", "per-request timeout", String(CLIENT_DEFAULTS.requestTimeoutMs / 1e3)).option("--max-list-records <n>", "refuse a list (a family, the project list) whose count is larger than this", String(LIST_BOUND_DEFAULTS.maxRecords)).option("--list-timeout <seconds>", "longest time to read one list, all its pages and re-reads", String(LIST_BOUND_DEFAULTS.maxReadMs / 1e3)).option("-v, --verbose", "trace every request, and the proxy used, on stderr (the API key is never shown)");
 }
-/**
-* `--settle-timeout` and `--treat-5xx-as-in-flight`, on the commands that create records (apply,
-* rollback, watch): how a failed create is settled, see src/apply/create-config.ts.
-*/
+/** How a failed create is settled: see src/apply/create-config.ts. */
 function addSettleTimeoutOption(command) {
 	return command.option("--settle-timeout <seconds>", `longest time to settle one failed create (re-reading the family, and sending it again once shown not made); at least a proof window of 2.5 × --timeout for each of its 3 POSTs (default: that least, ${minimumSettleTimeoutMs(CLIENT_DEFAULTS.requestTimeoutMs, 3) / 1e3} s at the default --timeout)`).option("--treat-5xx-as-in-flight", "take every 5xx answer to a write as one that may still commit, for a proxy that imitates the service's error body: a create waits out the proof window, an update or delete is noted as one that may land late");
 }
-/**
-* `--settle-timeout` in ms, checked against the proof windows it must hold: a window cut short can
-* never show that a create was not made, so a shorter budget is refused rather than cut silently.
-*/
+/** A proof window cut short can never show that a create was not made: refused, not cut silently. */
 function settleTimeoutOf(flags, timeoutMs) {
 	if (flags.settleTimeout === void 0) return void 0;
 	const settleMs = parseSecondsFlag(flags.settleTimeout, "--settle-timeout");
@@ -14764,7 +14417,6 @@ function settleTimeoutOf(flags, timeoutMs) {
 	}
 	return settleMs;
 }
-/** How apply settles a failed create, from `--settle-timeout` and `--treat-5xx-as-in-flight`. */
 function createRuleOf(flags) {
 	return {
 		settleTimeoutMs: settleTimeoutOf(flags, parseSecondsFlag(flags.timeout, "--timeout")),
@@ -14774,10 +14426,7 @@ function createRuleOf(flags) {
 function parsePositiveInt(value, flag) {
 	return parseFlag(flag, value, "a whole number ≥ 1", (text) => /^\d+$/.test(text) && Number(text) >= 1 ? Number(text) : void 0);
 }
-/**
-* A flag in seconds (`--timeout 2.5`), as the whole milliseconds a timer takes: more than 0, and at
-* most what one timer holds (about 24 days), so that no value ends at once or is an internal error.
-*/
+/** In whole ms, at most what one timer holds, so that no value ends at once or is an internal error. */
 function parseSecondsFlag(value, flag) {
 	const ms = Math.ceil(parsePositiveNumber(value, flag) * 1e3);
 	if (ms > MAX_TIMER_MS) throw new InputError("usage", `${flag} must be at most ${Math.floor(MAX_TIMER_MS / 1e3)} seconds (about 24 days), not "${value}"`);
@@ -14790,21 +14439,14 @@ function parsePositiveNumber(value, flag) {
 function concurrencyOf(flags) {
 	return parsePositiveInt(flags.concurrency, "--concurrency");
 }
-/**
-* PCSYNC_TIME_SCALE, a testing seam: every duration of the client (timeouts, proof windows, the
-* settle time, backoffs, the longest pause honoured, the list time bound) multiplied by one factor,
-* so tests that shrink time keep the proportions users get. Unset: 1.
-*/
+/** A testing seam: every duration of the client scaled, so that shrunk tests keep users' proportions. */
 function timeScaleOf(env) {
 	const raw = env.PCSYNC_TIME_SCALE;
 	if (raw === void 0 || raw === "") return void 0;
 	const scale = Number(raw);
 	return parseFlag("PCSYNC_TIME_SCALE", raw, "a number > 0 and ≤ 1", () => Number.isFinite(scale) && scale > 0 && scale <= 1 ? scale : void 0);
 }
-/**
-* The API client of a command (src/run/connect.ts): its other flags are checked once the server
-* and the key are known, so that a missing server or key is what is said first.
-*/
+/** The flags are checked once the server and the key are known: a missing one is said first. */
 async function createClientFromFlags(flags, io, options = {}) {
 	return connect({
 		baseUrl: flags.baseUrl,
@@ -14830,7 +14472,7 @@ async function createClientFromFlags(flags, io, options = {}) {
 	}, io, options);
 }
 // dist/src/cli/progress.js
-/** A line rewritten in place only on a terminal, and not in CI (whose log keeps every rewrite). */
+/** Not in CI, whose log keeps every rewrite. */
 function showsProgressLine(io) {
 	return io.stderr.isTTY === true && io.env.CI === void 0;
 }
@@ -15230,24 +14872,21 @@ function diffWordsWithSpace(oldStr, newStr, options) {
 	return wordsWithSpaceDiff.diff(oldStr, newStr, options);
 }
 // dist/src/render/format-value.js
-/** Strings longer than this are shown as a word diff instead of two full values. */
 const LONG_STRING = 60;
-/** Words of unchanged text kept on each side of a change in a word diff. */
 const CONTEXT_WORDS = 3;
 /** Longest unchanged context kept on one side, for "words" without spaces. */
 const CONTEXT_CHARS = 40;
 /** Beyond this many edited tokens a word diff stops being compact; the values are shown instead. */
 const MAX_EDIT_LENGTH = 200;
-/** Strings longer than this are never word-diffed: the diff would cost more than it shows. */
+/** Longer strings are never word-diffed: the diff would cost more than it shows. */
 const MAX_DIFF_INPUT = 2e4;
-/** Text shown raw (project ids, sources, messages), made safe as all server text is (neutralise-server-text.ts). */
 const escapeControl = neutraliseInline;
-/** The first `count` code points of a string, never splitting a surrogate pair. */
+/** Never splits a surrogate pair. */
 function truncateCodePoints(text, count) {
 	if (text.length <= count) return text;
 	return Array.from(text).slice(0, count).join("");
 }
-/** A string as a JSON literal: quoted, with escapes, so spaces and odd characters stay visible. */
+/** A JSON literal, so spaces and odd characters stay visible. */
 function quoteString(text, options) {
 	if (text.length <= options.maxValueChars) return quoteServerText(text);
 	const cut = truncateCodePoints(text, options.maxValueChars);
@@ -15274,7 +14913,6 @@ function formatFieldChange(field, change, options) {
 	}
 	return [{ text: `${field}: ${formatValue(from, options)} → ${formatValue(to, options)}` }];
 }
-/** The inside of a JSON string literal: the escapes without the quotes. */
 function escapeInner(text) {
 	return quoteServerText(text).slice(1, -1);
 }
@@ -15319,7 +14957,6 @@ function compactContext(text, isFirst, isLast) {
 function isWord(token) {
 	return /\S/.test(token);
 }
-/** The leading tokens that hold `count` words (and the white space between them). */
 function leadingWords(tokens, count) {
 	let words = 0;
 	const kept = [];
@@ -15348,12 +14985,8 @@ const ACTION_ORDER = {
 	update: 1,
 	delete: 2
 };
-/** Unmanaged records named in a note before the rest are only counted. */
 const UNMANAGED_NAMED = 5;
-/**
-* Groups the plan by project and family, in the order the plan read the families, then any family
-* only the changes mention (a hand-made plan). Families with nothing to show are left out.
-*/
+/** In the order the plan read the families, then any only the changes mention (a hand-made plan). */
 function describePlan(plan, options) {
 	const sections = /* @__PURE__ */ new Map();
 	const sectionFor = (project, family) => {
@@ -15413,14 +15046,13 @@ function describePlan(plan, options) {
 		notes
 	].some((list) => list.length > 0));
 }
-/** `Partial plan (--target "A*"): ...`, for a plan made with --target/--exclude; else undefined. */
 function describePartial(plan) {
 	if (plan.partial !== true) return void 0;
 	const flags = [...(plan.targets?.target ?? []).map((name) => `--target ${JSON.stringify(name)}`), ...(plan.targets?.exclude ?? []).map((name) => `--exclude ${JSON.stringify(name)}`)];
 	return `Partial plan (${escapeControl(flags.join(" "))}): only the changes of the targeted records; a full plan shows the rest.`;
 }
-/** What overrides the plan's guards: --force, except for protection, which only --allow-destroy lifts. */
-function describeGuardOverride(plan, forced = false) {
+/** --force overrides the guards, except protection, which only --allow-destroy lifts. */
+function describeGuardOverride(plan, forced) {
 	const guarded = plan.guards.some((guard) => guard.rule === "protected");
 	const forceable = plan.guards.some((guard) => guard.rule !== "protected");
 	if (!guarded) return forced ? "overridden by --force." : "apply will refuse this plan unless --force.";
@@ -15438,25 +15070,22 @@ function describeChange(change, options) {
 		fields: describeFields(change, options)
 	};
 }
-/** What the service gives a new record for a field the manifest leaves out (its documented default). */
+/** The service's documented default for a field the manifest leaves out of a create. */
 const CREATE_DEFAULTS = { enabled: false };
-/** The verb of a change: an update that takes a record for an owner says so. */
+/** An update that takes a record for an owner says so. */
 function describeAction(change) {
 	const from = change.mark?.from;
 	if (change.action !== "update" || from === void 0) return change.action;
 	return from === null ? "adopt" : "take over";
 }
-/** `owner: (no mark) → "team-a"`: a record that changes hands. */
 function describeOwnerChange(change, options) {
 	const mark = change.mark;
 	if (mark?.from === void 0) return void 0;
 	return [{ text: `owner: ${mark.from === null ? "(no mark)" : formatValue(mark.from, options)} → ${formatValue(mark.owner, options)}` }];
 }
 /**
-* A description that a rollback puts back as stored, with an owner mark on either side: its text
-* and its mark, each on a line of its own (description-view.ts), never the mark's raw form.
-* Undefined for a description that carries no mark (every plan of a manifest); never asked for a
-* change with an owner mark of its own, whose description values are the text under it.
+* A description a rollback puts back as stored, with an owner mark on either side: its text and its
+* mark on lines of their own (description-view.ts), never the mark's raw form.
 */
 function describeMarkedDescription(change, options) {
 	const mayBeMarked = (value) => typeof value === "string" && value.includes("[pcsync owner=");
@@ -15502,10 +15131,7 @@ function describeMove(move, source, options) {
 		fields: []
 	};
 }
-/**
-* `unmanaged: 2 records left alone: "A" (id 7), "B" (id 9, owner "x")`, naming only the first few;
-* after an owner's prune, also why prune left them.
-*/
+/** `unmanaged: 2 records left alone: "A" (id 7), "B" (id 9, owner "x")`, naming only the first few. */
 function describeUnmanaged(records, options, pruneKept) {
 	if (records.length === 0) return void 0;
 	const count = plural(records.length, "record");
@@ -15513,7 +15139,6 @@ function describeUnmanaged(records, options, pruneKept) {
 	const rest = records.length > UNMANAGED_NAMED ? ` and ${records.length - UNMANAGED_NAMED} more` : "";
 	return `unmanaged: ${count} left alone${pruneKept === void 0 ? "" : ` by prune (${describePruneKept(pruneKept, options)})`}: ${named}${rest}`;
 }
-/** `2 with no owner mark, 1 of another owner; prune deletes only records marked "team-a"` */
 function describePruneKept(kept, options) {
 	const parts = [];
 	if (kept.unmarked > 0) parts.push(`${kept.unmarked} with no owner mark`);
@@ -15527,9 +15152,8 @@ const PLACED = {
 	ignored: "left here by ignore_fields, "
 };
 /**
-* `"New" (to create) would share order 1 with unmanaged "Old" (id 7): …; give …`: the tie, what it
-* means, and the ways out, in the words of every format. A tie of configs only is one that
-* `ignore_fields: [order]` left: the way out is an order on the service, or the field managed.
+* The tie, what it means, and the ways out. A tie of configs only is one that `ignore_fields:
+* [order]` left: the way out is an order on the service, or the field managed.
 */
 function describeOrderTie(tie, options) {
 	const configs = tie.managed.map(({ id, name, placed }) => {
@@ -15546,17 +15170,13 @@ function describeOrderTie(tie, options) {
 	const ways = left.length === tie.managed.length ? `${ignored}, or manage ${them} in the manifest (${ids})` : `give the config an order no unmanaged record has (order: on every config of the family), or manage ${them} in the manifest (${ids})${left.length === 0 ? "" : `; ${ignored}`}`;
 	return `${configs.join(" and ")} ${share} order ${tie.order} with unmanaged ${records.join(", ")}: ${TIE_EFFECT}; ${ways}`;
 }
-/** `2 order ties with records the manifest does not manage`, or undefined if there are none. */
 function describeTieCount(plan) {
 	const ties = plan.families.flatMap((report) => report.orderTies ?? []);
 	if (ties.length === 0) return void 0;
 	const count = plural(ties.length, "order tie");
 	return ties.every((tie) => tie.unmanaged.length > 0) ? `${count} with records the manifest does not manage` : ties.every((tie) => tie.unmanaged.length === 0) ? `${count} that ignore_fields: [order] leaves between configs of the manifest` : `${count} with records the manifest does not manage, or that ignore_fields: [order] leaves`;
 }
-/**
-* `Plan: 3 to create, 2 to update, 1 to delete, 4 to reorder.`, or that nothing changes: a partial
-* plan saw only the targeted records, so it cannot say the rest matches the manifest.
-*/
+/** A partial plan saw only the targeted records: it cannot say the rest matches the manifest. */
 function describePlanTotals(plan) {
 	const { create, update, delete: deletes, reorder } = plan.summary;
 	if (hasPlannedChanges(plan)) return `Plan: ${create} to create, ${update} to update, ${deletes} to delete, ${reorder} to reorder.`;
@@ -15567,7 +15187,6 @@ function hasPlannedChanges(plan) {
 	const { create, update, delete: deletes, reorder } = plan.summary;
 	return create + update + deletes + reorder > 0 || hasChanges(plan);
 }
-/** At most this many project ids are listed per wave; the rest are counted. */
 const MAX_WAVE_PROJECTS = 20;
 function describeRollout(plan) {
 	const rollout = plan.rollout;
@@ -15604,7 +15223,6 @@ function describeRollout(plan) {
 const PLAN_COMMENT_MARKER = "<!-- pcsync-plan -->";
 const DEFAULT_TITLE = "pcsync plan";
 const DEFAULT_MAX_CHARS = 6e4;
-/** Below this, not even the heading, summary and notes are sure to fit. */
 const MIN_MAX_CHARS = 2e3;
 const FULL_PLAN_HINT = "run `pcsync plan` locally for the full plan";
 /** A comment is read, not searched: long values are cut, and no line runs on forever. */
@@ -15655,18 +15273,12 @@ function renderMarkdown(plan, options = {}) {
 		`_Details not shown; ${FULL_PLAN_HINT}._`
 	].join("\n\n")}\n`;
 }
-/**
-* Text outside code blocks: control characters escaped, markdown and HTML syntax neutralised, and
-* nobody mentioned nor (unless `issueLinks`, for the caller's own title) any issue linked.
-*/
+/** Outside code blocks: nobody mentioned, no issue linked (unless `issueLinks`: the caller's title). */
 function escapeText(text, options = {}) {
 	const specials = options.issueLinks ? TEXT_SPECIALS_BUT_ISSUES : TEXT_SPECIALS;
 	return escapeControl(text).replace(specials, (character) => character === "@" || character === "#" ? `${character}&#8203;` : `&#${character.charCodeAt(0)};`);
 }
-/**
-* A line inside a fenced code block. Values are JSON literals, where `\u0060` and `\u003c` mean
-* the same string: so a name can neither close the fence nor open an HTML tag.
-*/
+/** Values are JSON literals, where `\u0060` and `\u003c` mean the same: no fence closed, no tag opened. */
 function escapeCodeLine(line) {
 	return (line.length > MAX_LINE_CHARS ? `${truncateCodePoints(line, MAX_LINE_CHARS)}…` : line).replace(/`/g, "\\u0060").replace(/</g, "\\u003c");
 }
@@ -15686,7 +15298,7 @@ function renderTies(plan, sections, budget) {
 	const messages = sections.flatMap((section) => section.ties.map((tie) => `project ${section.project} / ${section.family}: ${describeOrderTie(tie, MARKDOWN_VALUES)}`));
 	return renderWarning(escapeText(`${count[0]?.toUpperCase()}${count.slice(1)}; apply is not refused.`), messages, budget);
 }
-/** A `> [!WARNING]` block: a heading and as many of the messages as fit in `budget` characters. */
+/** A `> [!WARNING]` block with as many of the messages as fit in `budget` characters. */
 function renderWarning(heading, messages, budget) {
 	if (messages.length === 0) return void 0;
 	const lines = ["> [!WARNING]", `> ${heading}`];
@@ -15694,7 +15306,7 @@ function renderWarning(heading, messages, budget) {
 	if (shown < messages.length) lines.push(`> - … and ${messages.length - shown} more`);
 	return lines.join("\n");
 }
-/** Adds to `lines` as many of `more` as the joined lines hold in `budget` characters; returns how many. */
+/** Returns how many of `more` were added. */
 function pushWhileFits(lines, more, budget) {
 	const before = lines.length;
 	let length = lines.join("\n").length;
@@ -15713,7 +15325,6 @@ function renderTable(sections, budget) {
 	lines.push(sumRow("**Total**", counted, "**"));
 	return lines.join("\n");
 }
-/** `| label | | 1 | 2 | 0 | 3 |`: the sections' counts summed, each wrapped in `mark`. */
 function sumRow(label, sections, mark = "") {
 	return `| ${label} | | ${ACTIONS.map((action) => sections.reduce((sum, section) => sum + section.counts[action], 0)).map((sum) => `${mark}${sum}${mark}`).join(" | ")} |`;
 }
@@ -15752,7 +15363,6 @@ function renderItem(item) {
 	for (const field of item.fields) lines.push(`${marker}     ${field.map((span) => span.text).join("")}`);
 	return lines.map(escapeCodeLine).join("\n");
 }
-/** The block with its first `shown` items; the rest are counted in a note after the code. */
 function renderBlock(block, shown) {
 	const body = `\`\`\`diff\n${block.items.slice(0, shown).join("\n")}\n\`\`\`\n\n`;
 	return `${block.open}${body}${renderCutNote(block, shown)}</details>\n\n`;
@@ -15766,10 +15376,8 @@ function renderOmittedNote(sections, changes) {
 	return `_… ${sections === 1 ? "1 more project/family is" : `${sections} more projects/families are`} not shown (${plural(changes, "change")}); ${FULL_PLAN_HINT}._\n`;
 }
 /**
-* Fits blocks into `budget` characters, dropping the largest families first: the smallest blocks
-* that fit with one item each are chosen, then each gets its one item plus an equal share of what
-* is left, smallest first, so small families show whole and the largest are cut. Returns the text
-* per block, in order; undefined for a block left out.
+* The smallest blocks that fit with one item each are chosen, then each gets an equal share of what
+* is left, smallest first: small families show whole, the largest are cut or left out (undefined).
 */
 function fitBlocks(blocks, budget) {
 	if (blocks.reduce((sum, block) => sum + block.full.length, 0) <= budget) return blocks.map((block) => block.full);
@@ -15799,7 +15407,6 @@ function fitBlocks(blocks, budget) {
 	}
 	return fitted;
 }
-/** The block with as many leading items as fit in `share` characters, or undefined if none do. */
 function cutBlock(block, share) {
 	let low = 0;
 	let high = block.items.length - 1;
@@ -15840,7 +15447,7 @@ function renderText(plan, out, options) {
 	if (ties && options.verbose) out.write(`${paint("yellow", `Warning: ${ties} above (marked "! order tie").`)}\n`);
 	else if (ties) out.write(`${paint("yellow", `Warning: ${ties}: ${TIE_EFFECT}.`)}\n${paint("yellow", "  Run with --verbose for each tie and how to settle it.")}\n`);
 }
-/** Spans in their styles over `base`; runs of one style are painted once, so the output carries no redundant codes. */
+/** Runs of one style are painted once, so the output carries no redundant codes. */
 function paintSpans(paint, spans, base) {
 	const runs = [];
 	for (const span of spans) {
@@ -15883,12 +15490,7 @@ function renderPlan(plan, format, out, options) {
 	}
 }
 // dist/src/cli/print-plan.js
-/**
-* `verbose`: each order tie in full (else one warning of at most two lines for them all).
-* `forced`: the plan is applied with --force, so its guards are shown as overridden.
-* `followed`: lines follow it (an apply's progress, a rollback's result): in markdown, a blank
-* line ends the document, so that they do not run on into its last paragraph.
-*/
+/** `followed`: lines follow it, which in markdown must not run on into its last paragraph. */
 function printPlan(plan, format, io, options = {}) {
 	if (format === "json") {
 		const notices = options.notices ?? [];
@@ -15911,7 +15513,6 @@ function printPlan(plan, format, io, options = {}) {
 	if (format === "markdown" && options.followed === true) io.stdout.write("\n");
 }
 const PLAN_REMEDY = "If the service puts the key's text into these records, fix them there; to look at the plan, use --format text or markdown, which show the key as [REDACTED].";
-/** The plan as a JSON document, refused if it would hold the API key. */
 function planDocument(plan, what, secrets, remedy = PLAN_REMEDY) {
 	const text = serializePlan(plan);
 	refuseSecretIn(text, what, () => locateSecretsInPlan(plan, secrets), remedy, secrets);
@@ -15921,7 +15522,6 @@ function planDocument(plan, what, secrets, remedy = PLAN_REMEDY) {
 function checkPlanPrintableAsJson(plan, secrets) {
 	planDocument(plan, "the JSON output", secrets, `${PLAN_REMEDY} Nothing was changed.`);
 }
-/** `apply --format json`: the plan and what became of it, as one document, never altered. */
 function printApplyJson(plan, result, io, rollout, refused) {
 	const text = `${neutraliseJson(JSON.stringify({
 		plan,
@@ -15941,10 +15541,6 @@ function printApplyJson(plan, result, io, rollout, refused) {
 	refuseSecretIn(text, "the JSON result of this apply", locate, `The apply itself ran to the end${result === null ? "" : ` (${result.done} done, ${result.failed} failed, ${result.skipped} skipped)`}; run \`pcsync plan\` to see the state, or apply with --format text, which shows the key as ${REDACTED}.`, io.secrets);
 	io.stdout.write(text);
 }
-/**
-* Saves the plan for `apply --plan` (see writeFileSafely: 0600, atomic, never over a device or one
-* of `inputs`), and says on stderr where it went.
-*/
 async function savePlan(plan, path, io, inputs) {
 	const target = await writeFileSafely(path, planDocument(plan, `the plan file ${path}`, io.secrets), {
 		cwd: io.cwd,
@@ -15953,7 +15549,6 @@ async function savePlan(plan, path, io, inputs) {
 	const saved = plan.rollout !== void 0 ? `${target.kind === "file" ? "Saved" : "Wrote"} the plan to ${path}, for review: it rolls out in waves, so apply the manifest it was made from with: pcsync apply -f MANIFEST (apply --plan refuses a plan with waves)` : target.kind === "file" ? `Saved the plan to ${path}; apply it with: pcsync apply --plan ${path}` : `Wrote the plan to ${path} (${describeDevice(target.device)}); to apply it later, save it to a file with -o FILE`;
 	io.stderr.write(`${saved}\n`);
 }
-/** `warning: ...` or `note: ...` on stderr: what the plan's reader must know that it does not show. */
 function writeNotices(notices, io) {
 	for (const notice of notices) io.stderr.write(`${notice.level}: ${notice.text}\n`);
 }
@@ -15964,7 +15559,7 @@ function warnGuards(plan, io, force) {
 		io.stderr.write(`warning: ${overridden ? "--force overrides" : "apply will refuse"}: ${message}\n`);
 	}
 }
-/** Throws a secret_in_output error if `text`, a document written exactly, holds the API key in any form. */
+/** For a document written exactly. */
 function refuseSecretIn(text, what, locate, remedy, secrets) {
 	if (secrets.contains(text)) throw new InputError("secret_in_output", {
 		what,
@@ -15974,7 +15569,7 @@ function refuseSecretIn(text, what, locate, remedy, secrets) {
 	});
 }
 // dist/src/cli/scope-options.js
-/** A repeatable option of record-name globs; an empty one is refused as it is parsed. */
+/** An empty glob is refused as it is parsed. */
 function globOption(flags, description) {
 	const flag = flags.split(" ")[0] ?? flags;
 	return new Option(flags, description).argParser((value, previous) => {
@@ -15985,14 +15580,12 @@ function globOption(flags, description) {
 function addScopeOptions(command) {
 	return command.option("--project <id>", "only this project (repeatable)", collect).addOption(familyOption("only this family (repeatable)", { repeatable: true })).option("--shard <K/N>", "only the projects of worker K of N (stable hash of the project id), for CI matrices").option("--max-delete-percent <n>", "refuse to prune more than this share of a family of 10+ records", String(PLAN_DEFAULTS.maxDeletePercent)).option("--max-update-percent <n>", "refuse to update more than this share of a family of 10+ records", String(PLAN_DEFAULTS.maxUpdatePercent)).addOption(globOption("--target <name>", "plan only the changes of records with this name (repeatable, * globs): a partial plan")).addOption(globOption("--exclude <name>", "leave out the changes of records with this name (repeatable, * globs)")).addOption(globOption("--allow-destroy <name>", "allow deleting this protected record (repeatable, * globs); --force does not lift protection")).option("--takeover", "with `owner:`, let configs claim records another owner marked (they get this manifest's mark)");
 }
-/** --max-delete-percent and --max-update-percent, checked: the shares the guards allow. */
 function guardLimitsOf(flags) {
 	return {
 		maxDeletePercent: parsePositiveNumber(flags.maxDeletePercent, "--max-delete-percent"),
 		maxUpdatePercent: parsePositiveNumber(flags.maxUpdatePercent, "--max-update-percent")
 	};
 }
-/** The projects and families the flags narrow a run to. */
 function scopeOf(flags) {
 	return {
 		project: flags.project,
@@ -16000,11 +15593,7 @@ function scopeOf(flags) {
 		shard: flags.shard
 	};
 }
-/**
-* The planner's settings from the flags (each checked: a bad value is a usage error), with the
-* read's progress on a terminal.
-*/
-function planSettingsOf(flags, io, options = {}) {
+function planSettingsOf(flags, io) {
 	const target = flags.target ?? [];
 	const exclude = flags.exclude ?? [];
 	const progress = createProgress(io);
@@ -16019,7 +15608,6 @@ function planSettingsOf(flags, io, options = {}) {
 			} } : {},
 			takeover: flags.takeover === true
 		},
-		...options,
 		onProgress: (read) => {
 			progress.update("read", read.projectsDone, read.projects, `projects (${read.listsDone}/${read.lists} lists)`);
 			if (read.listsDone === read.lists) progress.finish();
@@ -16027,12 +15615,6 @@ function planSettingsOf(flags, io, options = {}) {
 	};
 }
 // dist/src/cli/step-summary.js
-/**
-* With GITHUB_ACTIONS=true, appends the markdown plan to the job's step summary (and, after an
-* apply, what it did): text for people, so the API key is shown as [REDACTED]. The summary is a
-* regular file, and private (0600) where this user may make it so (see appendToFile). The log
-* shows the text plan; the action hands this markdown on for the pull request's comment.
-*/
 async function appendStepSummary(plan, io, title, display = {}) {
 	const summaryFile = io.env.GITHUB_STEP_SUMMARY;
 	if (io.env.GITHUB_ACTIONS !== "true" || !summaryFile) return;
@@ -16055,7 +15637,6 @@ async function appendStepSummary(plan, io, title, display = {}) {
 const MARKDOWN_MAX_CHARS = 6e4;
 /** Lines of an apply's report in the summary; the log has them all. */
 const REPORT_MAX_LINES = 40;
-/** What an apply or a rollback did, as its log says it, in a code block under the plan. */
 function reportMarkdown(report, command, after) {
 	const chunks = [];
 	renderApplyReport(report, { write: (chunk) => chunks.push(chunk) }, {
@@ -16067,7 +15648,6 @@ function reportMarkdown(report, command, after) {
 	const fence = "`".repeat(longest + 1);
 	return `\n\n#### What the ${command} did\n\n${fence}text\n${body}\n${fence}`;
 }
-/** `text`'s lines, at most REPORT_MAX_LINES: past that, a line that says so, then its last `keepLast`. */
 function capLines(text, keepLast) {
 	const lines = text.trimEnd() === "" ? [] : text.trimEnd().split("\n");
 	if (lines.length <= REPORT_MAX_LINES) return lines;

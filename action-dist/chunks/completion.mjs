@@ -17,10 +17,7 @@ Examples:
 });
 const SAFE_TOKEN = /^[\w.:@%+,/=-]+$/;
 const FILE_VALUE = /(file|path|dir|directory)$/i;
-/**
-* Reads the program tree. `valueChoices` offers values for options that take a free value but have
-* a known set (e.g. `--family`), by long flag.
-*/
+/** `valueChoices`, by long flag: the known set of an option that takes a free value. */
 function describeProgram(program, valueChoices = {}) {
 	const help = program.createHelp();
 	const readOptions = (command) => help.visibleOptions(command).map((option) => describeOption(option, valueChoices));

@@ -6,7 +6,7 @@ import { i as addVariableOptions, p as parseVariableFlags } from "./common-manif
 import { relative } from "node:path";
 import { randomBytes } from "node:crypto";
 // dist/src/cli/commands/demo.js
-/** A command registrar that also takes `runCli`: the demo's steps are pcsync runs. */
+/** Also takes `runCli`: the demo's steps are pcsync runs. */
 const registerDemoCommand = (io, setExit, runCli) => {
 	const command = newCommand("demo", "Try pcsync offline: plan, apply and re-plan examples/ against an in-process emulator.", "\nExamples:\n  $ pcsync demo --profile posthog-2024\n  $ pcsync demo -f pcsync.yaml --var-file dev.vars.yaml").addOption(new Option("--profile <profile>", "emulator profile").choices(["seed", "posthog-2024"]).default("seed")).option("-f, --file <path>", "manifest file or directory (default: the bundled examples/)");
 	addVariableOptions(command);

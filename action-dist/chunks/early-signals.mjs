@@ -9,10 +9,7 @@ const hexOf = (char, upper) => {
 const percent = (char, upper) => `%${hexOf(char, upper)}`;
 const unicodeEscape = (char, upper) => `\\u00${hexOf(char, upper)}`;
 const jsonEscape = (char) => JSON.stringify(char).slice(1, -1);
-/**
-* How servers, proxies and libraries write a string into a URL or a JSON string: each scheme is
-* applied to every character. The secret is visible ASCII (checkApiKey), so one byte per character.
-*/
+/** How servers, proxies and libraries write a string into a URL or JSON; the key is visible ASCII (checkApiKey). */
 const TEXT_SCHEMES = [
 	(char) => char,
 	(char) => encodeURIComponent(char),
@@ -38,9 +35,8 @@ function applyScheme(text, scheme) {
 	return result;
 }
 /**
-* The base64 characters that depend only on the secret's bytes when it sits `offset` bytes into a
-* 3-byte group of a longer encoded string (`Bearer <key>` encoded whole): each offset gives other
-* characters, and the ones at the edges mix in the neighbouring bytes, so they are left out.
+* The base64 characters that depend only on the secret when it sits `offset` bytes into a 3-byte group
+* of a longer encoded string (`Bearer <key>`): the edge characters mix in neighbouring bytes.
 */
 function base64Core(bytes, offset) {
 	const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
@@ -49,10 +45,8 @@ function base64Core(bytes, offset) {
 	return encoded.slice(start, end);
 }
 /**
-* Every form in which `secret` may appear in text: as is, URL-encoded and JSON-escaped (as the
-* usual libraries do it), and hex (both cases), base64 and base64url encoded, alone or inside a
-* longer encoded string at any byte alignment. Longest first, so that a longer form is replaced
-* whole rather than a shorter one inside it.
+* As is, URL-encoded, JSON-escaped, hex, base64 and base64url (alone or at any byte alignment inside a
+* longer string). Longest first, so that a longer form is replaced whole, not a shorter one inside it.
 */
 function secretForms(secret) {
 	if (secret === "") return [];
@@ -84,12 +78,8 @@ const formsBySecret = /* @__PURE__ */ new Map();
 function escapeRegExp(text) {
 	return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }
-/**
-* The secrets a run must never write out. The API key is registered as soon as it is read; every
-* writer that sends bytes out of the process asks the registry at write time.
-*/
+/** The API key is registered as soon as it is read; every writer out of the process asks at write time. */
 var SecretRegistry = class SecretRegistry {
-	/** A registry of `secretList` (for a caller that holds its own secrets). */
 	static of(secretList) {
 		const registry = new SecretRegistry();
 		for (const secret of secretList) registry.register(secret);
@@ -102,7 +92,7 @@ var SecretRegistry = class SecretRegistry {
 	/** For `holds`: the forms of secrets shorter than MIN_SECRET_LENGTH, and a pattern of the others'. */
 	#wholeForms = /* @__PURE__ */ new Set();
 	#embeddedPattern;
-	/** Adds a secret (idempotent), white space and all (`Bearer <key>`); its forms take effect for every later write. */
+	/** White space and all (`Bearer <key>`). */
 	register(secret) {
 		if (secret === "" || this.#secrets.has(secret)) return;
 		this.#secrets.add(secret);
@@ -119,16 +109,15 @@ var SecretRegistry = class SecretRegistry {
 		const embeddedForms = [...new Set(embedded.flatMap((known) => secretForms(known)))];
 		this.#embeddedPattern = new RegExp(embeddedForms.map(escapeRegExp).join("|"));
 	}
-	/** Whether any secret is registered. */
 	get active() {
 		return this.#pattern !== void 0;
 	}
-	/** The length of the shortest registered secret (0 when none): a short one matches ordinary text. */
+	/** 0 when none; a short one matches ordinary text. */
 	get shortestSecretLength() {
 		const lengths = [...this.#secrets].map((secret) => secret.length);
 		return lengths.length === 0 ? 0 : Math.min(...lengths);
 	}
-	/** The occurrences of secret forms in `text`, left to right, not overlapping, longest form first. */
+	/** Left to right, not overlapping, longest form first. */
 	matches(text) {
 		if (this.#pattern === void 0) return [];
 		return Array.from(text.matchAll(this.#pattern), (match) => ({
@@ -136,18 +125,13 @@ var SecretRegistry = class SecretRegistry {
 			end: match.index + match[0].length
 		}));
 	}
-	/** Whether `text` holds a secret form anywhere (what redaction would replace). */
 	contains(text) {
 		return this.matches(text).length > 0;
 	}
-	/**
-	* Whether `text`, a value given as input (a manifest's), holds a secret: one of MIN_SECRET_LENGTH
-	* characters or more in any form anywhere in it, a shorter one in any form as the whole text.
-	*/
+	/** For input values (a manifest's): a secret shorter than MIN_SECRET_LENGTH only as the whole text. */
 	holds(text) {
 		return this.#wholeForms.has(text) || (this.#embeddedPattern?.test(text) ?? false);
 	}
-	/** `text` with every secret form replaced by [REDACTED], and how many were replaced. */
 	redact(text) {
 		const pattern = this.#pattern;
 		if (pattern === void 0) return {
@@ -164,9 +148,8 @@ var SecretRegistry = class SecretRegistry {
 		};
 	}
 	/**
-	* Where, in the last characters of `text`, a secret form may begin that the next characters
-	* would complete: the index of the earliest such suffix, or `text.length` if none. Only the last
-	* (longest form - 1) characters can be one; a form may hold white space (`Bearer <key>`).
+	* The start of the earliest suffix of `text` that the next characters could complete into a secret
+	* form, or `text.length`; a form may hold white space (`Bearer <key>`).
 	*/
 	incompleteSuffixStart(text) {
 		let earliest = text.length;
@@ -180,10 +163,7 @@ var SecretRegistry = class SecretRegistry {
 		}
 		return earliest;
 	}
-	/**
-	* At most `max` characters of `text`, for an excerpt in a message: a cut that would leave part
-	* of a secret form (which redaction would then not recognise) is moved past the whole form.
-	*/
+	/** A cut inside a secret form (which redaction would then not recognise) moves past the form. */
 	excerpt(text, max) {
 		if (text.length <= max) return text;
 		let cut = max;
@@ -192,17 +172,14 @@ var SecretRegistry = class SecretRegistry {
 	}
 };
 const registriesByList = /* @__PURE__ */ new WeakMap();
-/** The registry of `secretList`, made once per list. */
 function registryOf(secretList) {
 	const registry = registriesByList.get(secretList) ?? SecretRegistry.of(secretList);
 	registriesByList.set(secretList, registry);
 	return registry;
 }
 /**
-* A copy of `value` with the registered secrets replaced in every string value, for showing data
-* to a person: renderers cut and diff strings, and a cut or diffed key would no longer be
-* recognised at the output edge. Object keys are structure (`from`, `to`), not text, and stay;
-* `undefined` members are kept as they are.
+* Renderers cut and diff strings, and a cut key would not be recognised at the output edge, so data is
+* redacted before. Object keys are structure (`from`, `to`) and stay.
 */
 function redactDeep(value, registry) {
 	if (!registry.active) return {
@@ -225,11 +202,7 @@ function redactDeep(value, registry) {
 		count
 	};
 }
-/**
-* The places in a JSON-like value whose text holds a secret form: string and number values, and
-* object keys (the path then ends with that key). Also as the value would be written in JSON, whose
-* escaping could complete a form.
-*/
+/** Values and object keys; also as written in JSON, whose escaping could complete a form. */
 function locateSecrets(value, registry) {
 	const found = [];
 	if (!registry.active) return found;
@@ -246,15 +219,11 @@ function locateSecrets(value, registry) {
 	visit(value, []);
 	return found;
 }
-/** 128 + the signal's number, as a shell reports a process that the signal ended. */
 const SIGNAL_EXIT_CODES = {
 	SIGINT: 130,
 	SIGTERM: 143
 };
-/**
-* What `code` of `table` says, and the exit code it ends with, from what the error knows;
-* `classExit` is the exit code of the codes that name none.
-*/
+/** `classExit`: the exit code of the codes that name none. */
 function describeCode(table, code, facts, classExit = 1) {
 	const entry = table[code];
 	return {
@@ -264,16 +233,14 @@ function describeCode(table, code, facts, classExit = 1) {
 	};
 }
 /**
-* The base of pcsync's four kinds of error, each a class with a table of codes: InputError (fix
-* what pcsync was given), ServiceError (the service or the network), RefusedError (exit 3, nothing
-* changed) and RunError (a run that did not finish). src/cli/program.ts catches it, once.
+* The base of InputError (fix what pcsync was given), ServiceError (the service or the network),
+* RefusedError (exit 3) and RunError (a run that did not finish); src/cli/program.ts catches it once.
 */
 var PcsyncError = class extends Error {
-	/** Stable, machine-readable error code (e.g. `manifest_invalid`, `api_error`). */
+	/** Stable, machine-readable (e.g. `manifest_invalid`, `api_error`). */
 	code;
-	/** The process exit code this error maps to, from its table. */
 	exitCode;
-	/** What the user may check or do, when the message cannot be sure of it; printed on its own line. */
+	/** Printed on its own line. */
 	hint;
 	constructor(code, described, options = {}) {
 		super(described.message, options.cause === void 0 ? void 0 : { cause: options.cause });
@@ -303,23 +270,18 @@ var PcsyncError = class extends Error {
 		return this.#secrets === void 0 ? value : redactDeep(value, this.#secrets).value;
 	}
 };
-/** What an error says, for a message that quotes it: its message, or the thrown value as text. */
 function describeError(error) {
 	return error instanceof Error ? error.message : String(error);
 }
 // dist/src/cli/early-signals.js
-/** The line a signal before any change prints, newline included. */
 function describeStopBeforeChanges(name) {
 	return `pcsync: ${name} received before any change was made: stopped. Nothing was changed.\n`;
 }
 let releaseHeld;
-/** Set once the binary holds the signals (never in a run in-process, whose listeners must go). */
+/** Never set in a run in-process, whose listeners must go. */
 let inBinary = false;
 let heldAfterCommand = false;
-/**
-* Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing.
-* `argv`, the binary's arguments: a run of watch holds SIGHUP as well.
-*/
+/** Listens for SIGINT and SIGTERM until `releaseEarlySignals()`; a second call changes nothing. */
 function holdEarlySignals(argv) {
 	if (releaseHeld !== void 0) return;
 	inBinary = true;
@@ -337,27 +299,22 @@ function withoutNoColor(argv) {
 let hangUpWaiting = false;
 let hangUpsTaken = false;
 /**
-* watch reads its manifest again on SIGHUP, and a reload (systemctl reload) may come at any moment,
-* also while its modules load or its client and server start, or while it drains its webhooks at
-* the stop: none of those may end it. The hold stays until the process exits; before watch listens
-* itself, a SIGHUP is remembered for it (takeEarlyHangUp), after that the hold only keeps it alive.
+* SIGHUP is a reload for watch (systemd's ExecReload), at any moment (as it starts, as it drains its
+* webhooks at the stop): held until exit, and remembered until watch listens itself. Other commands
+* leave it, so a terminal that hangs up still ends them.
 */
 function holdHangUps() {
 	process.on("SIGHUP", () => {
 		if (!hangUpsTaken) hangUpWaiting = true;
 	});
 }
-/**
-* Called by watch once it listens for SIGHUP: whether one came before (always false without the
-* binary's hold). Later ones are watch's own.
-*/
+/** Called by watch once it listens for SIGHUP: whether one came before. */
 function takeEarlyHangUp() {
 	hangUpsTaken = true;
 	const waiting = hangUpWaiting;
 	hangUpWaiting = false;
 	return waiting;
 }
-/** Calls `onSignal` on the process's SIGINT and SIGTERM; the function returned stops listening. */
 function listenForStopSignals(onSignal) {
 	const onInt = () => onSignal("SIGINT");
 	const onTerm = () => onSignal("SIGTERM");
@@ -368,11 +325,7 @@ function listenForStopSignals(onSignal) {
 		process.off("SIGTERM", onTerm);
 	};
 }
-/**
-* Runs `run` with a signal that the first SIGINT or SIGTERM aborts (serve stops, logs --follow
-* ends); both listeners go with it, or at the end of `run`, so that a second signal of either kind
-* ends the process as usual.
-*/
+/** The first SIGINT or SIGTERM aborts `run`'s signal; a second then ends the process as usual. */
 async function untilStopSignal(run) {
 	const controller = new AbortController();
 	const dispose = listenForStopSignals(() => {
@@ -386,24 +339,19 @@ async function untilStopSignal(run) {
 	}
 }
 /**
-* Stops holding the signals: called once a command's own listeners are installed, or as the
-* action of a command without any starts. Without a hold (the CLI run in-process), nothing happens.
+* Called by apply and rollback once their own handling listens, and as any other command's action
+* starts: a signal during its requests (a job's POST) must not be reported as having changed nothing.
 */
 function releaseEarlySignals() {
 	releaseHeld?.();
 	releaseHeld = void 0;
 }
-/**
-* The binary only: from the moment a command that handles signals stops listening until the
-* process exits, a signal has nothing left to stop. It is held (ignored) here, where Node would
-* end the process by it, as if the run had been stopped; run-binary.ts then ends the process with
-* the run's own exit code on a signal that comes while output flushes or connections close.
-*/
+/** The binary only: once a command stops listening, a signal must not end the process as if stopped. */
 function holdAfterCommand() {
 	if (!inBinary || heldAfterCommand) return;
 	heldAfterCommand = true;
 	listenForStopSignals(() => void 0);
 }
-/** Commands whose signal handling (interrupt.ts) releases the hold once it listens. */
+/** Their signal handling (interrupt.ts) releases the hold once it listens. */
 const COMMANDS_HANDLING_SIGNALS = /* @__PURE__ */ new Set(["apply", "rollback"]);
 export { redactDeep as _, listenForStopSignals as a, untilStopSignal as c, SIGNAL_EXIT_CODES as d, describeCode as f, locateSecrets as g, SecretRegistry as h, holdEarlySignals as i, withoutNoColor as l, REDACTED as m, describeStopBeforeChanges as n, releaseEarlySignals as o, describeError as p, holdAfterCommand as r, takeEarlyHangUp as s, COMMANDS_HANDLING_SIGNALS as t, PcsyncError as u, registryOf as v };

@@ -36,11 +36,10 @@ function arrayOf(read) {
 	};
 }
 const nullable = (read) => (value, path) => value === null ? null : read(value, path);
-/** A field that may be missing, and then is left out. */
 const optional = (read) => (value, path) => value === void 0 ? void 0 : read(value, path);
-/** A field that may be missing or null, and then is `fallback`. */
+/** Missing or null: `fallback`. */
 const orElse = (read, fallback) => (value, path) => value === void 0 || value === null ? structuredClone(fallback) : read(value, path);
-/** An object of exactly these fields, read in this order; unknown fields are dropped. */
+/** Read in this order; unknown fields are dropped. */
 function shape(fields) {
 	return (value, path) => {
 		const raw = object(value, path);
@@ -84,14 +83,13 @@ const readAttachment = shape({
 	type: string
 });
 /**
-* A plugin config as stored: the record's own fields as the wire shows them, the computed ones as
-* the emulator keeps them, plus the family it was created through. `name` and `description` are
+* A plugin config as stored, with the family it was created through. `name` and `description` are
 * stored as sent; the posthog-2024 fallback to the plugin's own applies only on output.
 */
 const readRecord = shape({
 	id: integer,
 	family,
-	/** The project id (the record's `team_id`). */
+	/** The record's `team_id`. */
 	project: integer,
 	plugin: integer,
 	enabled: boolean,
@@ -131,7 +129,6 @@ const readProject = shape({
 	id: integer,
 	name: string
 });
-/** The in-memory state, and as JSON the data file. */
 const readData = shape({
 	version: (value, path) => value === 1 ? 1 : fail(path, "1 (the only data format this version understands)"),
 	plugins: arrayOf(readPlugin),
@@ -141,7 +138,7 @@ const readData = shape({
 	logEntries: arrayOf(readLogEntry),
 	nextIds: shape({ record: integer })
 });
-/** Validates parsed JSON as EmulatorData (version 1); throws DataFileError naming the bad field. */
+/** Throws DataFileError naming the bad field. */
 function parseEmulatorData(value) {
 	const data = readData(value, "data");
 	uniqueIds(data.plugins, "data.plugins");
@@ -152,10 +149,7 @@ function parseEmulatorData(value) {
 	data.nextIds.record = Math.max(data.nextIds.record, highestId + 1);
 	return data;
 }
-/**
-* Validates one journal line (see persistence.ts): the changes one commit made (records as they are
-* after it, new log entries, the id counter); throws DataFileError naming the bad field.
-*/
+/** One journal line (see persistence.ts): records as one commit left them, new log entries. */
 const parseChangeBatch = shape({
 	records: arrayOf(readRecord),
 	logEntries: arrayOf(readLogEntry),
@@ -333,7 +327,7 @@ const COUNTS = [
 	"maxPageSize",
 	"lateWriteMs"
 ];
-/** How long a late write is held by default: longer than the CLI waits for an answer (30 s). */
+/** Longer than the CLI waits for an answer (30 s). */
 const DEFAULT_LATE_WRITE_MS = 45e3;
 /** Throws a RangeError naming the first option out of range; the CLI checks flags before this. */
 function checkFaultOptions(faults) {
@@ -347,7 +341,7 @@ function checkFaultOptions(faults) {
 	for (const [name, count] of counts) if (count !== void 0 && !(Number.isFinite(count) && count >= 0)) throw new RangeError(`faults.${name} must be a non-negative number, got ${count}`);
 	checkLogErrorFaults(faults.logErrors ?? []);
 }
-/** A small seeded PRNG (mulberry32): floats in [0, 1), the same sequence for the same seed. */
+/** mulberry32: floats in [0, 1), the same sequence for the same seed. */
 function createRandom(seed) {
 	let state = seed >>> 0;
 	return () => {
@@ -358,10 +352,7 @@ function createRandom(seed) {
 		return ((t ^ t >>> 14) >>> 0) / 4294967296;
 	};
 }
-/**
-* Per-key throttling with sliding windows (a log of accepted request times), which gives an exact
-* "available in N seconds": the time until the oldest request that counts falls out of its window.
-*/
+/** Per-key sliding windows of accepted request times, which give an exact "available in N seconds". */
 var SlidingWindowLimiter = class {
 	windows;
 	longestMs;
@@ -376,10 +367,7 @@ var SlidingWindowLimiter = class {
 		}]];
 		this.longestMs = this.windows.at(-1)?.ms ?? 0;
 	}
-	/**
-	* Counts a request of `key` at `nowMs` if every window has room and returns undefined; otherwise
-	* counts nothing (a refused request does not extend the wait) and returns the whole seconds to wait.
-	*/
+	/** Undefined when every window has room; else whole seconds to wait (a refusal is not counted). */
 	take(key, nowMs) {
 		if (this.windows.length === 0) return void 0;
 		const times = (this.history.get(key) ?? []).filter((time) => time > nowMs - this.longestMs);
@@ -396,27 +384,24 @@ var SlidingWindowLimiter = class {
 	}
 };
 var FaultInjector = class {
-	/** The settings as configured; the log stream reads `logErrors` on every logs request. */
+	/** The log stream reads `logErrors` on every logs request. */
 	options = {};
 	random = Math.random;
-	/** Seconds a key must wait (`take`), or undefined when the request is within its limits. */
 	limiter = new SlidingWindowLimiter({});
 	constructor(faults = {}) {
 		this.configure(faults);
 	}
-	/** Replaces every fault setting; a new seed restarts the random sequence, and limits start afresh. */
+	/** Replaces every setting: the random sequence and the limits start afresh. */
 	configure(faults) {
 		checkFaultOptions(faults);
 		this.options = structuredClone(faults);
 		this.random = createRandom(faults.seed ?? Math.floor(Math.random() * 2 ** 32));
 		this.limiter = new SlidingWindowLimiter(faults.rateLimit ?? {});
 	}
-	/** Whether this request meets the fault of one of the 0..1 rates. */
 	roll(fault) {
 		const rate = this.options[fault];
 		return rate !== void 0 && rate > 0 && this.random() < rate;
 	}
-	/** A proxy's error for this request, 502 or 504, or undefined when it reaches the service. */
 	proxyError() {
 		if (!this.roll("proxyErrorRate")) return void 0;
 		return this.random() < .5 ? 502 : 504;
@@ -424,7 +409,6 @@ var FaultInjector = class {
 	shouldDropWrite(method) {
 		return WRITE_METHODS.has(method) && this.roll("dropWriteRate");
 	}
-	/** How long to hold this request before it commits: 0, or `lateWriteMs` for a late write. */
 	lateWriteDelayMs(method) {
 		if (!WRITE_METHODS.has(method) || !this.roll("lateWriteRate")) return 0;
 		return this.options.lateWriteMs ?? 45e3;
@@ -436,10 +420,7 @@ const SELECTOR_KINDS = [
 	"description"
 ];
 const RATIO_LIKE = /^[0-9.,]+$/;
-/**
-* Parses `name:GLOB`, `plugin:ID` or `description:TEXT`, optionally ending in `@RATIO` (0 to 1).
-* Throws a RangeError whose message says what is wrong and what is expected.
-*/
+/** `name:GLOB`, `plugin:ID` or `description:TEXT`, optionally ending in `@RATIO` (0 to 1). */
 function parseLogErrorFault(spec) {
 	let body = spec;
 	let ratio;
@@ -471,7 +452,7 @@ function parseLogErrorFault(spec) {
 		...withRatio
 	};
 }
-/** Throws a RangeError for an in-process fault that is not one selector with a ratio from 0 to 1. */
+/** For in-process faults: one selector each, a ratio from 0 to 1. */
 function checkLogErrorFaults(faults) {
 	for (const [index, fault] of faults.entries()) {
 		if (SELECTOR_KINDS.filter((kind) => kind in fault).length !== 1) throw new RangeError(`faults.logErrors[${index}] must have exactly one of name, plugin or description`);
@@ -483,10 +464,7 @@ function globToRegExp(glob) {
 	const parts = glob.split("*").map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, "\\$&"));
 	return new RegExp(`^${parts.join(".*")}$`, "s");
 }
-/**
-* The ERROR share the record logs after its last change: that of the first fault matching it as it
-* is now, or undefined when none does. Case-sensitive, as the selectors are written.
-*/
+/** That of the first fault matching the record as it is now; case-sensitive, as written. */
 function logErrorRatio(faults, record, text) {
 	for (const fault of faults) if ("plugin" in fault ? record.plugin === fault.plugin : "name" in fault ? globToRegExp(fault.name).test(text.name) : text.description.includes(fault.description)) return fault.ratio ?? .5;
 }
@@ -532,7 +510,7 @@ const projectNotFound = () => notFound("Project not found.");
 const methodNotAllowed = (method, allowed) => httpError(405, "method_not_allowed", `Method "${method}" not allowed.`, { allow: allowed.join(", ") });
 const payloadTooLarge = (limitBytes) => httpError(413, "payload_too_large", `Request body is larger than the limit of ${limitBytes} bytes.`);
 const unsupportedMediaType = (contentType) => httpError(415, "unsupported_media_type", `Unsupported media type "${contentType}" in request.`);
-/** `retryAfterHeader` is false for the posthog-2024 profile, whose 429s carry no Retry-After. */
+/** posthog-2024's 429s carry no Retry-After. */
 const throttled = (seconds, retryAfterHeader) => httpError(429, "throttled", `Request was throttled. Expected available in ${plural(seconds, "second")}.`, retryAfter(retryAfterHeader ? seconds : void 0));
 const serverError = () => httpError(500, "error", "A server error occurred.");
 const serviceUnavailable = (retryAfterSeconds) => httpError(503, "service_unavailable", "Service temporarily unavailable, try again later.", retryAfter(retryAfterSeconds));
@@ -544,14 +522,13 @@ function parseIntegerParam(query, name, minimum, fallback) {
 	if (value < minimum) throw validationError("min_value", `Ensure this value is greater than or equal to ${minimum}.`, name);
 	return value;
 }
-/** Throws 400 for a limit that is not a positive integer or an offset that is not a non-negative one. */
 function parsePageRequest(query) {
 	return {
 		limit: parseIntegerParam(query, "limit", 1, 100),
 		offset: parseIntegerParam(query, "offset", 0, 0)
 	};
 }
-/** `requestUrl` with its limit lowered to `maxPageSize` (links then carry the capped limit). */
+/** Links then carry the capped limit. */
 function capPageSize(requestUrl, maxPageSize) {
 	const limit = requestUrl.searchParams.get("limit");
 	const asked = limit === null ? 100 : Number(limit);
@@ -565,14 +542,11 @@ function linkTo(requestUrl, limit, offset) {
 	else url.searchParams.set("offset", String(offset));
 	return url.href;
 }
-/** `requestUrl` is the absolute URL the client asked for; links keep its other query parameters. */
+/** Links keep the request's other query parameters. */
 function paginate(items, page, requestUrl) {
 	return paginateCounted(items.length, (start, end) => items.slice(start, end), page, requestUrl);
 }
-/**
-* As paginate, for a list too long to hold (a synthesized log): `count` items, of which `slice`
-* makes only those from `start` to before `end`.
-*/
+/** For a list too long to hold (a synthesized log): `slice` makes only the page's items. */
 function paginateCounted(count, slice, page, requestUrl) {
 	const { limit, offset } = page;
 	return {
@@ -583,7 +557,7 @@ function paginateCounted(count, slice, page, requestUrl) {
 	};
 }
 const FRONTEND_CONTENT_TYPE = "application/javascript; charset=UTF-8";
-/** The name and description as the service shows them (a profile may fall back to the plugin's own). */
+/** As the service shows them (a profile may fall back to the plugin's own). */
 function shownText(record, plugin, profile) {
 	const fallback = profile.fallsBackToPluginText && plugin !== void 0;
 	return {
@@ -591,7 +565,7 @@ function shownText(record, plugin, profile) {
 		description: fallback ? record.description || plugin.description : record.description
 	};
 }
-/** `config` as the profile writes it in a response; posthog-2024 shows each attachment under its key. */
+/** posthog-2024 shows each attachment under its key. */
 function renderConfig(record, profile) {
 	if (profile.configAs === "string") return record.config;
 	let config;
@@ -612,7 +586,7 @@ function renderConfig(record, profile) {
 	};
 	return shown;
 }
-/** A record alone (retrieve, create, update, job) or as an item of a list or rearrange response. */
+/** `collection`: an item of a list or rearrange response. */
 function renderRecord(record, plugin, profile, context) {
 	const showsPluginInfo = context === "single" || profile.pluginInfoInCollections;
 	const pluginInfo = {
@@ -639,7 +613,7 @@ function renderRecord(record, plugin, profile, context) {
 		match_action: record.match_action
 	};
 }
-/** What a site loads to run the app: here a stand-in exporting getFrontendApp() with the config's identity. */
+/** A stand-in exporting getFrontendApp() with the config's identity. */
 function renderFrontendModule(record, plugin) {
 	const app = JSON.stringify({
 		pluginConfigId: record.id,
@@ -662,7 +636,6 @@ export function getFrontendApp(require) {
 `;
 }
 // dist/src/emulator/log-stream.js
-/** How far back synthesized entries are shown. */
 const LOG_WINDOW_MS = 864e5;
 /** One entry per millisecond: timestamps stay distinct, so the order needs no tie-break among them. */
 const MAX_LOG_RATE = 6e4;
@@ -757,12 +730,12 @@ var Segment = class {
 			this.before[position + 1] = (this.before[position] ?? 0) + (matches ? 1 : 0);
 		}
 	}
-	/** Matching indices from base up to before k (base <= k). */
+	/** From base up to before k (base <= k). */
 	matchesBelow(k) {
 		const offset = k - this.base;
 		return Math.floor(offset / PERIOD) * this.positions.length + (this.before[offset % PERIOD] ?? 0);
 	}
-	/** Matching indices within [from, to] and the segment. */
+	/** Matches within [from, to] and the segment. */
 	count(from, to) {
 		const low = Math.max(from, this.lo);
 		const high = Math.min(to, this.hi);
@@ -783,7 +756,7 @@ var Segment = class {
 function hex(value, digits) {
 	return value.toString(16).padStart(digits, "0").slice(-digits);
 }
-/** The matching synthesized entries of one record, newest first, made one at a time on demand. */
+/** Newest first, made one at a time on demand. */
 var SynthesizedLog = class {
 	source;
 	count;
@@ -819,7 +792,7 @@ var SynthesizedLog = class {
 		}
 		this.count = this.segments.reduce((sum, segment) => sum + segment.count(segment.lo, segment.hi), 0);
 	}
-	/** The matching entry of rank `rank` (0 is the newest). */
+	/** 0 is the newest. */
 	entryAt(rank) {
 		let remaining = rank;
 		for (const segment of this.segments) {
@@ -832,7 +805,7 @@ var SynthesizedLog = class {
 		}
 		throw new RangeError(`log entry ${rank} of ${this.count}`);
 	}
-	/** How many matching entries sort before `entry` in the list: newer, or as new with a greater id. */
+	/** Newer, or as new with a greater id. */
 	countBefore(entry) {
 		const sinceCreation = Date.parse(entry.timestamp) - this.createdMs;
 		const { intervalMs } = this.source;
@@ -862,13 +835,13 @@ var SynthesizedLog = class {
 		};
 	}
 };
-/** The order of the logs endpoint: newest first, then by id, greatest first. */
+/** Newest first, then by id, greatest first. */
 function compareLogEntries(a, b) {
 	return Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.id.localeCompare(a.id);
 }
 /**
-* One page of the stored entries (already filtered, in list order) merged with the synthesized ones.
-* Each stored entry's place in the merged list is counted, not found by walking the stream.
+* `stored` already filtered, in list order. Each stored entry's place in the merged list is counted,
+* not found by walking the stream.
 */
 function paginateLogs(stored, synthesized, page, requestUrl) {
 	if (synthesized === void 0 || synthesized.count === 0) return paginateCounted(stored.length, (start, end) => stored.slice(start, end), page, requestUrl);
@@ -888,7 +861,6 @@ function paginateLogs(stored, synthesized, page, requestUrl) {
 	};
 	return paginateCounted(stored.length + synthesized.count, slice, page, requestUrl);
 }
-/** The emulator's stream settings: a rate, the log-error faults as they are now, the profile, a clock. */
 var LogStream = class {
 	faults;
 	profile;
@@ -900,11 +872,7 @@ var LogStream = class {
 		this.now = now;
 		this.intervalMs = ratePerMinute > 0 ? Math.max(1, Math.round(6e4 / Math.min(ratePerMinute, MAX_LOG_RATE))) : void 0;
 	}
-	/**
-	* The synthesized entries of a plugin config that match the filter, or undefined when it logs
-	* nothing: the stream is off, the record is disabled or deleted, or it is a frontend app (those
-	* run in the browser, and have no logs).
-	*/
+	/** Undefined when the stream is off, the record disabled or deleted, or a frontend app (no logs). */
 	of(record, plugin, filter, options = {}) {
 		if (this.intervalMs === void 0 || !record.enabled || record.deleted || plugin?.frontendApp === true) return;
 		const { name, description } = shownText(record, plugin, this.profile);
@@ -923,7 +891,6 @@ var LogStream = class {
 	}
 };
 // dist/src/emulator/persistence.js
-/** The journal beside the data file: `.NAME.journal`. */
 function journalFileOf(file) {
 	return join(dirname(file), `.${basename(file)}.journal`);
 }
@@ -941,11 +908,9 @@ function encodeJournalHeader(snapshotId) {
 	})}\n`;
 }
 /**
-* Applies the journal's batches, in order, to `data` when the journal follows the snapshot
-* `snapshotId`. A journal that follows another snapshot is left unapplied: it is what a crash
-* right after a compaction leaves (the snapshot already holds its batches), or the data file was
-* replaced, and the file wins. A last line without its newline is a batch whose append was cut
-* short; it was never acknowledged, so it is skipped. Returns how many batches were applied.
+* Returns how many batches were applied. A journal of another snapshot is ignored: a crash right
+* after a compaction leaves one (the snapshot holds its batches), or the file was replaced and wins.
+* A last line without its newline is an append cut short, never acknowledged: skipped.
 */
 function replayJournal(text, snapshotId, data, name) {
 	const advice = `remove ${name} to start from the data file alone`;
@@ -983,7 +948,7 @@ function replayJournal(text, snapshotId, data, name) {
 	}
 	return batchLines.length;
 }
-/** Returns undefined when the file does not exist; throws DataFileError when it is not valid data. */
+/** Undefined when the file does not exist. */
 async function loadDataFile(file) {
 	const text = await readIfExists(file);
 	if (text === void 0) return void 0;
@@ -1008,10 +973,7 @@ async function loadDataFile(file) {
 		replayedBatches
 	};
 }
-/**
-* Removes temporary files a killed emulator may have left next to the data file: those of the
-* snapshot and those of its journal's header, each written through a temporary file named after it.
-*/
+/** Those a killed emulator may have left, of the snapshot and of the journal's header. */
 async function removeStaleTemporaryFiles(file) {
 	const directory = dirname(file);
 	const prefixes = [temporaryFilePrefix(file), temporaryFilePrefix(journalFileOf(file))];
@@ -1019,8 +981,8 @@ async function removeStaleTemporaryFiles(file) {
 	await Promise.all(names.filter((name) => name.endsWith(".tmp") && prefixes.some((prefix) => name.startsWith(prefix))).map((name) => unlink(join(directory, name)).catch(() => void 0)));
 }
 /**
-* Writes a snapshot or a journal's header through the one file writer (0600, fsync, rename, fsync
-* of the directory). The system's own error is passed on: the log line and the 500 name it.
+* 0600, fsync, rename, whatever the file's mode was: the files hold keys. The system's own error is
+* passed on: the log line and the 500 name it.
 */
 async function writeAtomically(file, text) {
 	try {
@@ -1039,7 +1001,6 @@ var DataFileWriter = class {
 	snapshotBytes = 0;
 	needsSnapshot = true;
 	snapshotId;
-	/** Every change up to this count is durable. */
 	durableCount;
 	running;
 	/** The commit after the running one, which those who came since wait for. */
@@ -1050,21 +1011,13 @@ var DataFileWriter = class {
 		this.journalFile = journalFileOf(file);
 		this.durableCount = state.changeCount;
 	}
-	/**
-	* Makes the files ready before anything is served: continues the snapshot's journal when the
-	* snapshot holds the whole state, otherwise (a new file, keys given, a journal replayed) writes
-	* a fresh snapshot.
-	*/
+	/** Continues the snapshot's journal when the snapshot holds the whole state, else writes a fresh one. */
 	async open(loaded) {
 		if (!loaded.upToDate || loaded.snapshotId === void 0) return this.writeSnapshot();
 		await this.startJournal(loaded.snapshotId, (await stat(this.file)).size);
 		this.state.takeChanges();
 	}
-	/**
-	* Resolves once every change made so far is durable: at once when it already is, with the
-	* running commit when that one holds them all, else with the next commit (started now if none
-	* runs). Rejects with the commit's error when that commit fails.
-	*/
+	/** With the running commit when it holds every change so far, else with the next one. */
 	whenDurable() {
 		const target = this.state.changeCount;
 		if (target <= this.durableCount) return Promise.resolve();
@@ -1107,7 +1060,6 @@ var DataFileWriter = class {
 		}
 		this.journalBytes += Buffer.byteLength(line);
 	}
-	/** Writes the whole state as a new snapshot, then starts its (empty) journal. */
 	async writeSnapshot() {
 		this.needsSnapshot = true;
 		this.state.takeChanges();
@@ -1116,7 +1068,6 @@ var DataFileWriter = class {
 		await writeAtomically(this.file, text);
 		await this.startJournal(snapshotId, Buffer.byteLength(text));
 	}
-	/** Starts the (empty) journal that follows the snapshot `snapshotId`. */
 	async startJournal(snapshotId, snapshotBytes) {
 		const header = encodeJournalHeader(snapshotId);
 		await writeAtomically(this.journalFile, header);
@@ -1128,11 +1079,7 @@ var DataFileWriter = class {
 		this.journalBytes = Buffer.byteLength(header);
 		this.needsSnapshot = false;
 	}
-	/**
-	* Waits for the commits under way, folds the journal into a final snapshot and removes it, so
-	* that a stopped emulator leaves one self-contained data file. If that last snapshot cannot be
-	* written, the journal stays: the next start replays it.
-	*/
+	/** Folds the journal into a final snapshot; if that fails, the journal stays for the next start. */
 	async close() {
 		const pending = () => this.next ?? this.running?.done;
 		for (let commit = pending(); commit !== void 0; commit = pending()) await commit.catch(() => void 0);
@@ -1147,7 +1094,7 @@ var DataFileWriter = class {
 	}
 };
 // dist/src/emulator/auth.js
-/** Finds the key of an `Authorization: Bearer <key>` header; throws 401 otherwise. */
+/** Throws 401 unless the header is `Bearer <a known key>`. */
 function authenticate(header, keys) {
 	const token = (header === void 0 ? null : /^Bearer\s+(\S+)\s*$/i.exec(header))?.[1];
 	if (token === void 0) throw notAuthenticated();
@@ -1155,7 +1102,7 @@ function authenticate(header, keys) {
 	if (!key) throw authenticationFailed();
 	return key;
 }
-/** The projects a key can see, in id order. */
+/** In id order. */
 function accessibleProjects(key, projects) {
 	const sorted = [...projects].sort((a, b) => a.id - b.id);
 	if (key.projects === "*") return sorted;
@@ -1163,9 +1110,8 @@ function accessibleProjects(key, projects) {
 	return sorted.filter((project) => allowed.has(project.id));
 }
 /**
-* Resolves a raw project path segment. Only a canonical decimal id or `@current` (the key's first
-* accessible project: its first listed one that exists) name a project; anything else is "Project
-* not found." rather than being decoded or interpreted.
+* Only a canonical decimal id or `@current` (the key's first listed project that exists) name a
+* project; anything else is "Project not found." rather than being decoded or interpreted.
 */
 function resolveProject(segment, key, projects) {
 	const byId = (id) => projects.find((candidate) => candidate.id === id);
@@ -1180,7 +1126,6 @@ function scopeSatisfies(held, required) {
 	if (held === "*" || held === required) return true;
 	return required.endsWith(":read") && held === `${required.slice(0, -5)}:write`;
 }
-/** Throws 403 when the key may not perform the operation. */
 function authorizeOperation(operation, key, profile) {
 	if (key.scopes === null) return;
 	const isWildcardKey = key.scopes.length === 1 && key.scopes[0] === "*";
@@ -1212,7 +1157,6 @@ function decodeAscii(bytes, fatal) {
 	if (fatal && bytes.some((byte) => byte > 127)) throw new TypeError("not ASCII");
 	return Array.from(bytes, (byte) => byte > 127 ? "�" : String.fromCharCode(byte)).join("");
 }
-/** The decoder of a Content-Type's charset parameter. */
 function decoderFor(charset) {
 	const name = (charset ?? "utf-8").trim().toLowerCase().replaceAll("_", "-");
 	if (LATIN_1.has(name)) return decodeLatin1;
@@ -1228,7 +1172,7 @@ function decoderFor(charset) {
 		ignoreBOM: true
 	}).decode(bytes);
 }
-/** The request body as text: in its charset, or ISO-8859-1 when it is not valid there (Django's QueryDict). */
+/** ISO-8859-1 when it is not valid in its charset (Django's QueryDict). */
 function decodeBody(bytes, decode) {
 	try {
 		return decode(bytes, true);
@@ -1236,20 +1180,16 @@ function decodeBody(bytes, decode) {
 		return decodeLatin1(bytes);
 	}
 }
-/** `%XX` escapes as the bytes they name, the other (ASCII) characters as their own bytes. */
 function percentDecodeToBytes(ascii) {
 	const unescaped = ascii.replace(/%([0-9A-Fa-f]{2})/g, (_, hex) => String.fromCharCode(Number.parseInt(hex, 16)));
 	return Buffer.from(unescaped, "latin1");
 }
-/**
-* Python's unquote: each run of ASCII characters becomes bytes (`%XX` escapes decoded, a `%` not
-* followed by two hex digits kept as it is) read in the charset; other characters stay as they are.
-*/
+/** Python's unquote: each ASCII run becomes bytes read in the charset; other characters stay as they are. */
 function percentDecode(text, decode) {
 	if (!text.includes("%")) return text;
 	return text.replace(/[^\u0080-\uFFFF]+/g, (run) => decode(percentDecodeToBytes(run), false));
 }
-/** The `;`-separated pieces, a `;` inside a quoted string not counting. */
+/** A `;` inside a quoted string does not count. */
 function splitPieces(text) {
 	const pieces = [];
 	let start = 0;
@@ -1291,7 +1231,7 @@ function parseHeaderValue(header) {
 /** Django's DATA_UPLOAD_MAX_NUMBER_FIELDS and DATA_UPLOAD_MAX_NUMBER_FILES: more is a 400. */
 const MAX_FORM_FIELDS = 1e3;
 const MAX_FORM_FILES = 100;
-/** An uploaded file: what the service keeps of an attachment (its contents are not kept). */
+/** What the service keeps of an attachment: not its contents. */
 var UploadedFile = class {
 	fileName;
 	size;
@@ -1307,7 +1247,7 @@ var FormBody = class {
 	#files = /* @__PURE__ */ new Map();
 	#fieldCount = 0;
 	#fileCount = 0;
-	/** Counts a field sent, whether or not it is kept: one past the limit is a 400. */
+	/** Whether or not it is kept: one past the limit is a 400. */
 	countField() {
 		this.#fieldCount += 1;
 		if (this.#fieldCount <= MAX_FORM_FIELDS) return;
@@ -1321,18 +1261,18 @@ var FormBody = class {
 		if (this.#fileCount > MAX_FORM_FILES) throw parseError(`The number of files exceeded settings.DATA_UPLOAD_MAX_NUMBER_FILES (${MAX_FORM_FILES}).`);
 		this.#files.set(name, [...this.#files.get(name) ?? [], file]);
 	}
-	/** The names of the text fields, in the order first sent (`request.POST`'s keys). */
+	/** In the order first sent (`request.POST`'s keys). */
 	fieldNames() {
 		return [...this.#fields.keys()];
 	}
-	/** Each file field's name and its last file (`request.FILES.items()`). */
+	/** `request.FILES.items()`. */
 	fileEntries() {
 		return [...this.#files].flatMap(([name, files]) => {
 			const last = files.at(-1);
 			return last === void 0 ? [] : [[name, last]];
 		});
 	}
-	/** The last text field of this name, files left out (Django's `request.POST`). */
+	/** Files left out (Django's `request.POST`). */
 	textField(name) {
 		return this.#fields.get(name)?.at(-1);
 	}
@@ -1342,10 +1282,7 @@ var FormBody = class {
 	}
 };
 const unquote = (text, decode) => percentDecode(text.replaceAll("+", " "), decode);
-/**
-* Python's parse_qsl with blank values kept: `&`-separated, `+` for a space, percent-escapes read in
-* the body's charset.
-*/
+/** Python's parse_qsl with blank values kept, percent-escapes read in the body's charset. */
 function parseUrlencodedBody(raw, decode) {
 	const text = decodeBody(raw, decode);
 	const form = new FormBody();
@@ -1362,7 +1299,7 @@ function parseUrlencodedBody(raw, decode) {
 // dist/src/emulator/validation.js
 const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
-/** In the serializer's declaration order, the order in which fields are checked. */
+/** In the serializer's declaration order: the order in which fields are checked. */
 const FIELD_RULES = {
 	plugin: {
 		kind: "related",
@@ -1396,7 +1333,7 @@ const FIELD_RULES = {
 	}
 };
 const FIELD_ORDER = Object.keys(FIELD_RULES);
-/** The fields without a default: a create must send them. */
+/** Without a default: a create must send them. */
 const REQUIRED_FIELDS = ["plugin", "order"];
 const TRUE_TEXTS = new Set("t T y Y yes Yes YES true True TRUE on On ON 1".split(" "));
 const FALSE_TEXTS = new Set("f F n N no No NO false False FALSE off Off OFF 0".split(" "));
@@ -1410,7 +1347,7 @@ const NULL_TEXTS = /* @__PURE__ */ new Set([
 const MAX_INTEGER_TEXT = 1e3;
 /** Python refuses to convert longer digit strings to int. */
 const MAX_INT_DIGITS = 4300;
-/** The value of a decimal digit of any script: Unicode encodes each script's 0-9 in a row. */
+/** Of any script: Unicode encodes each script's 0-9 in a row. */
 function digitValue(char) {
 	const code = char.codePointAt(0) ?? 0;
 	let zero = code;
@@ -1420,9 +1357,8 @@ function digitValue(char) {
 const PYTHON_ZERO_FRACTION = new RegExp(`\\.0*[${PYTHON_WHITE_SPACE}]*$`);
 const PYTHON_INT_TEXT = new RegExp(`^[${PYTHON_WHITE_SPACE}]*([+-]?)(\\p{Nd}+(?:_\\p{Nd}+)*)[${PYTHON_WHITE_SPACE}]*$`, "u");
 /**
-* Python's int() of a string: surrounding whitespace, a sign, decimal digits of any script with
-* single underscores between them. Beyond the safe integers, only the sign matters (no id or
-* 32-bit column is that large), so the result is clamped there.
+* Python's int() of a string. Beyond the safe integers only the sign matters (no id or 32-bit
+* column is that large), so the result is clamped there.
 */
 function parsePythonInt(text) {
 	const match = PYTHON_INT_TEXT.exec(text);
@@ -1459,8 +1395,8 @@ function readEmpty(field, rule) {
 	};
 }
 /**
-* The value of `field`, or undefined when the serializer sees none. `partial` is an update: a field
-* not sent is left alone, where a create reads a missing boolean as false (an unticked checkbox).
+* Undefined when the serializer sees none. A create reads a missing boolean as false (an unticked
+* checkbox); an update (`partial`) leaves a field not sent alone.
 */
 function readFormField(form, field, partial) {
 	const rule = FIELD_RULES[field];
@@ -1487,7 +1423,6 @@ function jsonTypeName(value) {
 	if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
 	return typeof value === "boolean" ? "bool" : "str";
 }
-/** Throws 400 unless the body is a JSON object. */
 function requireObjectBody(body) {
 	if (isObject(body)) return body;
 	const detail = `Invalid data. Expected a dictionary, but got ${jsonTypeName(body)}.`;
@@ -1527,11 +1462,9 @@ function fieldReader(rawBody, partial) {
 	} : void 0;
 }
 /**
-* The serializer never reads `config` from a JSON body. From a form body (the service's UI sends
-* multipart) `_fix_formdata_config_json` parses a `config` text field that is not empty, files left
-* out: text that is not JSON fails inside the service, a 500 after validation and before any write.
-* Files named `add_attachment[KEY]` are attached to KEY, and text fields `remove_attachment[KEY]`
-* detach it.
+* `config` is read from a form body only (`_fix_formdata_config_json`): text that is not JSON fails
+* inside the service, a 500 after validation and before any write. Files `add_attachment[KEY]`
+* attach to KEY, text fields `remove_attachment[KEY]` detach it.
 */
 function withConfigChanges(body, changes) {
 	if (!(body instanceof FormBody)) return {
@@ -1565,11 +1498,7 @@ function withConfigChanges(body, changes) {
 		detach
 	};
 }
-/**
-* Validates the writable fields present in `rawBody`, a JSON value or (posthog-2024) a FormBody. A
-* create (`partial` false) must send the required fields; an update sends any. `pluginExists` turns
-* an unknown plugin id into the serializer's does_not_exist error.
-*/
+/** `rawBody`: a JSON value or (posthog-2024) a FormBody. `partial`: an update. */
 function readRecordChanges(rawBody, partial, profile, pluginExists) {
 	const read = fieldReader(rawBody, partial);
 	const changes = {};
@@ -1595,7 +1524,7 @@ const json = (status, body) => ({
 		contentType: "application/json"
 	}
 });
-/** The project and family of a family route; the router guarantees both are there. */
+/** The router guarantees both are there. */
 function familyScope({ project, params }) {
 	if (project === void 0 || params.family === void 0) throw new Error("family route without project");
 	return {
@@ -1603,11 +1532,10 @@ function familyScope({ project, params }) {
 		family: params.family
 	};
 }
-/** The numeric record id of the path, or undefined for one that cannot name a record. */
 function parseRecordId(segment) {
 	return segment !== void 0 && /^[0-9]{1,15}$/.test(segment) ? Number(segment) : void 0;
 }
-/** The record the path names within its project and family, soft-deleted ones included. */
+/** Soft-deleted ones included. */
 function findRecord(context) {
 	const { projectId, family } = familyScope(context);
 	const id = parseRecordId(context.params.id);
@@ -1621,7 +1549,6 @@ function findRecordOrThrow(context) {
 function renderFor(context, record, as = "single") {
 	return renderRecord(record, context.store.plugin(record.plugin), context.profile, as);
 }
-/** Records as the items of a list or rearrange response. */
 function renderCollection(context, records) {
 	return records.map((record) => renderFor(context, record, "collection"));
 }
@@ -1687,8 +1614,7 @@ function parseLogFilter(query) {
 	};
 }
 /**
-* Newest first, filtered by type, message text and time, and paginated like every list; an unknown
-* config id is an empty page, as in the real service. The entries the store holds (jobs, data-file
+* An unknown config id is an empty page, as in the real service. Stored entries (jobs, data-file
 * ones) are merged with the stream the config logs by itself (log-stream.ts).
 */
 const listLogs = (context) => {
@@ -1713,7 +1639,7 @@ const retrieveFrontend = (context) => {
 		}
 	};
 };
-/** Validates `{"job": {"type": "<name>", "payload": {...}}}` and returns the type. */
+/** Of `{"job": {"type": "<name>", "payload": {...}}}`. */
 function parseJobType(rawBody) {
 	const body = requireObjectBody(rawBody ?? {});
 	if (!Object.hasOwn(body, "job")) throw requiredField("job");
@@ -1740,7 +1666,7 @@ const PYTHON_INT = /^\s*[+-]?[0-9]+\s*$/;
 function isStoredOrder(value) {
 	return typeof value === "number" && Number.isInteger(value) && value >= -2147483648 && value <= 2147483647;
 }
-/** seed: orders keyed by config id within the family; bad input is a 400. */
+/** seed: keyed by config id within the family; bad input is a 400. */
 function rearrangeByConfig(context) {
 	const { projectId, family } = familyScope(context);
 	const body = requireObjectBody(context.body ?? {});
@@ -1760,9 +1686,9 @@ function rearrangeByConfig(context) {
 	return context.store.listFamily(projectId, family);
 }
 /**
-* posthog-2024: orders keyed by plugin id over the project's enabled configs of both families.
-* Like the real service it maps plugin -> config (the last config wins for duplicated plugins),
-* applies entries one by one, and fails with a 500 on input it cannot convert.
+* posthog-2024: keyed by plugin id over the project's enabled configs of both families. As the real
+* service: the last config wins for a duplicated plugin, entries apply one by one, and input it
+* cannot convert is a 500.
 */
 function rearrangeByPlugin(context) {
 	const { projectId } = familyScope(context);
@@ -1838,12 +1764,12 @@ function matchSegments(pattern, segments) {
 	}
 	return params;
 }
-/** The path part of a request target, with the one optional trailing slash removed. */
+/** Without the one optional trailing slash. */
 function pathOfTarget(target) {
 	const path = target.split("?", 1)[0] ?? "";
 	return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
-/** The operation a method and a raw request target reach; a 404 for a path the service lacks. */
+/** A 404 for a path the service lacks. */
 function matchRoute(method, target) {
 	const path = pathOfTarget(target);
 	if (!path.startsWith("/")) throw notFound();
@@ -1968,9 +1894,8 @@ function parseMultipartBody(body, contentType, decode) {
 const MAX_BODY_BYTES = 1048576;
 const DRAIN_LIMIT_FACTOR = 64;
 /**
-* Collects the raw body; an oversized one is a 413. The rest of an oversized upload is read and
-* discarded before answering (up to a bound), because a client still sending gets a connection
-* reset instead of the 413 if the server answers and closes early.
+* An oversized body is a 413, its rest read and discarded first (up to a bound): a client still
+* sending gets a connection reset instead of the 413 if the server answers and closes early.
 */
 function readBody(request, limitBytes = MAX_BODY_BYTES) {
 	return new Promise((resolve, reject) => {
@@ -2006,11 +1931,7 @@ function parseJson(raw) {
 		throw parseError(`JSON parse error - ${error.message}`);
 	}
 }
-/**
-* Parses a body by its content type: JSON (also a body without a content type, as clients often
-* omit it), and with `formBodies` also application/x-www-form-urlencoded and multipart/form-data,
-* into a FormBody. The media type's case does not matter; its charset applies to form bodies.
-*/
+/** JSON also without a content type, as clients often omit it; with `formBodies` form bodies too. */
 function parseRequestBody(raw, contentType, formBodies) {
 	if (raw.length === 0) return void 0;
 	const { value: mediaType, params } = parseHeaderValue(contentType ?? "");
@@ -2103,9 +2024,8 @@ const LOG_TYPES = [
 	"LOG"
 ];
 /**
-* The emulator's /metrics (Prometheus text format): how many log entries each plugin config has
-* logged since it was created, by type, so that a Prometheus scraping the emulator sees what a
-* service's own metrics would show, and a rollout's Prometheus gate can be tried against it.
+* /metrics: log entries per plugin config since its creation, by type, so that a rollout's
+* Prometheus gate can be tried against the emulator.
 */
 function renderLogMetrics(store, logStream) {
 	const { records, logEntries } = store.data;
@@ -2132,7 +2052,7 @@ function renderLogMetrics(store, logStream) {
 	}
 	return `${lines.join("\n")}\n`;
 }
-/** Serves one request to its end; never rejects. */
+/** Never rejects. */
 async function serveRequest(deps, request, response) {
 	const started = performance.now();
 	const method = request.method ?? "GET";
@@ -2186,7 +2106,7 @@ var EmulatorStore = class {
 	listedAt = 0;
 	changedRecords = /* @__PURE__ */ new Set();
 	newLogEntries = [];
-	/** The state itself: read it freely; change it only through the methods below. */
+	/** `data`: read it freely; change it only through the methods below. */
 	constructor(data, profile, now = Date.now) {
 		this.data = data;
 		this.profile = profile;
@@ -2206,21 +2126,18 @@ var EmulatorStore = class {
 	projectRecords(projectId) {
 		return this.recordsByProject.get(projectId) ?? [];
 	}
-	/** Increases on every change; the data-file writer compares it with what it has made durable. */
+	/** The data-file writer compares it with what it has made durable. */
 	get changeCount() {
 		return this.changeCounter;
 	}
-	/**
-	* The state as data-file JSON, straight from the live objects (no intermediate copy); `snapshotId`
-	* names this snapshot, so that a journal can tell whether it follows it.
-	*/
+	/** Straight from the live objects (no copy); a journal tells by `snapshotId` whether it follows it. */
 	toJson(snapshotId) {
 		return `${JSON.stringify({
 			...this.data,
 			snapshotId
 		}, null, 2)}\n`;
 	}
-	/** The changes since the last call (records as they are now), for the data-file journal. */
+	/** Records as they are now. */
 	takeChanges() {
 		const batch = {
 			records: [...this.changedRecords],
@@ -2234,18 +2151,16 @@ var EmulatorStore = class {
 	plugin(id) {
 		return this.pluginsById.get(id);
 	}
-	/** Whether a record is reachable through a family, given how the profile relates families. */
 	belongsTo(record, family) {
 		if (this.profile.families === "disjoint") return record.family === family;
 		return family === "plugin_configs" || this.pluginsById.get(record.plugin)?.frontendApp === true;
 	}
-	/** A record of the project reachable through the family, soft-deleted ones included. */
+	/** Soft-deleted ones included. */
 	findInFamily(projectId, family, id) {
 		const record = this.recordsById.get(id);
 		if (!record || record.project !== projectId || !this.belongsTo(record, family)) return void 0;
 		return record;
 	}
-	/** What a list shows: the family's records that are not deleted, in service order. */
 	listFamily(projectId, family) {
 		if (this.listedAt !== this.changeCounter) {
 			this.listed.clear();
@@ -2259,7 +2174,6 @@ var EmulatorStore = class {
 		}
 		return records;
 	}
-	/** The project's enabled records of every family, in service order. */
 	listEnabled(projectId) {
 		return this.projectRecords(projectId).filter((record) => record.enabled).sort(compareRecords);
 	}
@@ -2296,7 +2210,7 @@ var EmulatorStore = class {
 		this.changeCounter += 1;
 		return record;
 	}
-	/** Applies the changes; a record marked deleted is always disabled too. */
+	/** A record marked deleted is always disabled too. */
 	updateRecord(record, changes) {
 		Object.assign(record, Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== void 0)));
 		if (record.deleted) record.enabled = false;
@@ -2308,9 +2222,8 @@ var EmulatorStore = class {
 		this.changeCounter += 1;
 	}
 	/**
-	* Attaches each file to its config key (replacing what was there), then detaches the keys given,
-	* as the service's `_update_plugin_attachments` does; attachment ids only grow. Nothing to do is
-	* no change.
+	* Attaches, then detaches, as the service's `_update_plugin_attachments` does; attachment ids only
+	* grow. Nothing to do is no change.
 	*/
 	updateAttachments(record, attach, detach) {
 		if (attach.length + detach.length === 0) return;
@@ -2347,15 +2260,15 @@ var EmulatorStore = class {
 		this.changeCounter += 1;
 		return logEntry;
 	}
-	/** The log entries of one config of the project, newest first. */
+	/** Newest first. */
 	logsOf(projectId, configId) {
 		return this.data.logEntries.filter((entry) => entry.team_id === projectId && entry.plugin_config_id === configId).sort(compareLogEntries);
 	}
 };
 // dist/src/emulator/index.js
-/** The label of a generated development key; a data file holding only such a key reuses it. */
+/** A data file holding only a key of this label reuses it. */
 const DEV_KEY_LABEL = "development key (generated by pcsync serve)";
-/** Ensures some key exists; returns the development key when it is the only way in. */
+/** Returns the development key when it is the only way in. */
 function ensureDevelopmentKey(data, keysGiven) {
 	if (data.keys.length === 0) {
 		const key = `phx_dev_${randomBytes(20).toString("hex")}`;
@@ -2399,7 +2312,6 @@ async function startEmulator(options = {}) {
 	});
 	const requestLog = [];
 	const inFlight = /* @__PURE__ */ new Set();
-	/** Until every request being served, and any that came while waiting, is answered. */
 	const untilIdle = async () => {
 		while (inFlight.size > 0) await Promise.all([...inFlight]);
 	};

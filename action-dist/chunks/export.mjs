@@ -7,10 +7,7 @@ import { a as requireFlag } from "./target-options.mjs";
 import { readFile } from "node:fs/promises";
 // dist/src/export/manifest-target.js
 init_yaml();
-/**
-* The top-level keys of a manifest: the compiler holds this list to the type generated from
-* schemas/manifest.schema.json, so a key the schema gains (as `rollout:` did) cannot be missed.
-*/
+/** The compiler holds this list to the schema's type, so a key the schema gains cannot be missed. */
 const MANIFEST_KEYS = new Set(Object.keys({
 	version: true,
 	server: true,
@@ -21,7 +18,6 @@ const MANIFEST_KEYS = new Set(Object.keys({
 	projects: true
 }));
 const REMEDY = "export -o updates only a pcsync manifest (`version: 1`, `projects:`); choose a new file";
-/** Why the parsed file is not a manifest export may update; undefined when it is one. */
 function notAManifest(document) {
 	const contents = document.contents;
 	if (contents === null || isScalar(contents) && contents.value === null) return "it holds no YAML data";
@@ -36,10 +32,7 @@ function notAManifest(document) {
 	if (version === void 0) return "it has no `version: 1`";
 	if (!isScalar(version) || version.value !== 1) return `its version is ${isScalar(version) ? JSON.stringify(version.value) : "not a number"}, not 1`;
 }
-/**
-* The existing file's text parsed, and its top-level mapping; text that is not YAML, or not a pcsync
-* manifest, is refused (export_target_invalid, exit 1).
-*/
+/** Text that is not YAML, or not a pcsync manifest, is refused (export_target_invalid, exit 1). */
 function parseManifestTarget(text, fileName) {
 	const document = parseDocument(text, { keepSourceTokens: true });
 	if (document.errors.length > 0) throw new InputError("export_target_invalid", {
@@ -56,20 +49,15 @@ function parseManifestTarget(text, fileName) {
 		problem: `is not a pcsync manifest (${problem ?? "its top level is not a mapping"}); it was left as it is. ${REMEDY}, or remove ${fileName} first`
 	});
 }
-/**
-* The `owner:` a manifest `-o` updates says, if it says one: interpolated (`owner: ${OWNER}`) by
-* `resolveText`, with the variables plan would use; undefined when that cannot be known.
-*/
+/** Interpolated (`owner: ${OWNER}`) with the variables plan would use; undefined when unknown. */
 function ownerOfTarget(text, fileName, resolveText) {
 	const owner = parseManifestTarget(text, fileName).root.get("owner");
 	return typeof owner === "string" ? resolveText(owner) : void 0;
 }
 // dist/src/export/build-manifest.js
 /**
-* The records of one family that a manifest can hold, each under a name unique in the family (the
-* manifest requires it). Of records sharing a name only the lowest id is exported, pinned: giving
-* the others new names would make the exported manifest plan renames. An unnamed record gets a
-* name made from its plugin and id, pinned.
+* Each under a name unique in the family. Of records sharing a name only the lowest id is exported,
+* pinned: new names for the others would make the exported manifest plan renames.
 */
 function selectExportable(records, family, warnings) {
 	const byName = groupBy(records, (record) => record.name);
@@ -117,9 +105,8 @@ function selectExportable(records, family, warnings) {
 	return withoutLookAlikes(selected, family, warnings);
 }
 /**
-* The exported names that differ only as look-alikes (Unicode normalisation: an NFD "Café" beside
-* an NFC one) are one name to a manifest, which refuses the second: the lowest id is kept, pinned
-* by id, and the others are left out with a warning, as for names that are equal.
+* Names that differ only in Unicode normalisation are one name to a manifest, which refuses the
+* second: as for equal names, the lowest id is kept, pinned.
 */
 function withoutLookAlikes(selected, family, warnings) {
 	const left = /* @__PURE__ */ new Set();
@@ -175,11 +162,8 @@ function buildManifest(input) {
 	};
 }
 /**
-* The description as pcsync shows it (description-view.ts: without an owner mark; the mark becomes
-* the manifest's `owner:`, see exportOwner). posthog-2024 shows the plugin's own
-* description where the record has none: that is a null description (compare-fields.ts reads it
-* back so), not a text anybody set. Under an owner mark (an owner's adoption keeps the text it
-* saw) the same text is stored, and exported as it is.
+* Without an owner mark (it becomes `owner:`). posthog-2024 shows the plugin's own description where
+* the record has none: that is a null description (compare-fields.ts reads it back so).
 */
 function exportedDescription(record, family, warnings) {
 	const description = descriptionText(record.description);
@@ -189,36 +173,34 @@ function exportedDescription(record, family, warnings) {
 	if (trimmed !== description) warnings.push(`record ${record.id} in ${family} has a description with white space at its ends that the service trims; exported trimmed (planning it will set that description)`);
 	return trimmed;
 }
-/** At most this many records are named per owner in the warning. */
+/** Per owner in a warning. */
 const NAMED_RECORDS = 10;
 function listRecords(records) {
 	const named = records.slice(0, NAMED_RECORDS).join(", ");
 	const more = records.length - NAMED_RECORDS;
 	return more > 0 ? `${named} and ${more} more` : named;
 }
-/** The exported records by the owner whose mark they carry (null: none), each as the warnings name it. */
+/** By the owner whose mark they carry (null: none), each as the warnings name it. */
 function recordsByOwner(results) {
 	const byOwner = groupBy(results.flatMap((result) => result.marks), (mark) => mark.owner);
 	return new Map([...byOwner].map(([owner, marks]) => [owner, marks.map((mark) => mark.record)]));
 }
 /**
-* What a manifest that says `owner: fileOwner` (a file export -o updates) does with exported records
-* that do not all carry that owner's mark, when they share none other (exportOwner gives no owner):
-* a plan adopts the unmarked ones for it and refuses another owner's. Undefined when all carry it.
+* For a file export -o updates that says `owner: fileOwner`, when exportOwner gives none: a plan
+* adopts the unmarked records for it and refuses another owner's.
 */
 function ownerWarningIn(results, fileOwner) {
 	const byOwner = recordsByOwner(results);
+	const parts = [...byOwner.keys()].filter((owner) => owner !== null && owner !== fileOwner).sort().map((owner) => `owner ${JSON.stringify(owner)}: ${listRecords(byOwner.get(owner) ?? [])}, which a plan refuses as another owner's (exit 3)`);
 	const unmarked = byOwner.get(null);
-	const others = [...byOwner.keys()].filter((owner) => owner !== null && owner !== fileOwner);
-	const parts = [...unmarked === void 0 ? [] : [`${listRecords(unmarked)} ${unmarked.length === 1 ? "carries" : "carry"} no owner mark: a plan adopts ${unmarked.length === 1 ? "it" : "them"} for owner ${JSON.stringify(fileOwner)} (marks ${unmarked.length === 1 ? "its description" : "their descriptions"})`], ...others.sort().map((owner) => `owner ${JSON.stringify(owner)}: ${listRecords(byOwner.get(owner) ?? [])}, which a plan refuses as another owner's (exit 3)`)];
+	if (unmarked !== void 0) {
+		const one = unmarked.length === 1;
+		parts.unshift(`${listRecords(unmarked)} ${one ? "carries" : "carry"} no owner mark: a plan adopts ${one ? "it" : "them"} for owner ${JSON.stringify(fileOwner)} (marks ${one ? "its description" : "their descriptions"})`);
+	}
 	if (parts.length === 0) return void 0;
 	return `the file says owner: ${JSON.stringify(fileOwner)}, which not every exported record carries (${parts.join("; ")}): as it is, it does not plan back to no changes. To keep each record as it is, export those projects to a manifest of their own (one per owner, each with its \`owner:\`, or none for unmarked records)`;
 }
-/**
-* The results as a manifest without `owner:` can hold them: it refuses a description that ends in
-* an owner mark (only pcsync writes one, under a manifest with `owner:`), so a record whose own
-* text ends in one (it carried it under another owner's mark) is left out, saying why.
-*/
+/** A manifest without `owner:` refuses a description that ends in an owner mark: left out, saying why. */
 function withoutMarkLikeTexts(results) {
 	return results.map((result) => {
 		const warnings = [...result.warnings];
@@ -237,6 +219,10 @@ function withoutMarkLikeTexts(results) {
 		};
 	});
 }
+/**
+* The owner whose mark every exported record carries, so that the manifest, applied back, plans no
+* changes and keeps the marks; otherwise none, and a warning.
+*/
 function exportOwner(results) {
 	const byOwner = recordsByOwner(results);
 	const owners = [...byOwner.keys()].filter((owner) => owner !== null);
@@ -261,7 +247,6 @@ function keyOf(family, config) {
 		config.order
 	]);
 }
-/** Each exported config with the order the server gives it (a list written without orders is 1, 2, ...). */
 function entriesOf(result) {
 	return result.families.flatMap(({ family, configs }) => configs.map((config, index) => {
 		const ordered = {
@@ -287,11 +272,8 @@ function compareGroups(a, b) {
 	return compareText(a.sortKey, b.sortKey);
 }
 /**
-* Configs shared by the same set of (two or more) projects, with identical managed fields, become
-* one template; a project uses the templates of the sets it belongs to. A config pinned by `id:`
-* stays the project's own (an id belongs to one project). Order is a managed field like the
-* others, so a config at another position is not shared: overriding each order would be about as
-* long as writing the config out.
+* Configs with identical managed fields, order included, shared by the same two or more projects
+* become one template (overriding each order would be about as long as writing the config out).
 */
 function factorTemplates(results) {
 	const entries = results.flatMap(entriesOf);
@@ -372,12 +354,9 @@ function factorTemplates(results) {
 	};
 }
 /**
-* Which project families and template families write `order:`. The loader takes the written
-* orders when every expanded config has one and the list positions when none has (a mix is an
-* error), so: a project family whose expansion (its templates in `use` order, then its own
-* configs) is not in server order at positions 1, 2, ... writes orders, and so does every template
-* it uses, and then every project using one of those, until nothing changes. Orders written are
-* the server's, the same for every project sharing a template.
+* Which project and template families write `order:` (the server's). The loader refuses a mix of written
+* orders and list positions, so a project family whose expansion is not in server order at positions
+* 1, 2, ... writes orders, and so does every template it uses, and every project using one of those.
 */
 function decideExplicitOrders(results, { uses, ownOf, templatedOf }) {
 	const projects = /* @__PURE__ */ new Set();
@@ -424,9 +403,8 @@ function locateSecretsInExport(result, read, secrets) {
 }
 // dist/src/export/update-manifest.js
 init_yaml();
-/** Top-level keys of a fleet manifest (templates and project sets). */
 const FLEET_KEYS = ["templates", "project_sets"];
-/** The fields export writes; an existing config's key among these that the export leaves out is removed. */
+/** An existing config's key among these that the export leaves out is removed. */
 const EXPORTED_FIELDS = [
 	"name",
 	"id",
@@ -436,12 +414,11 @@ const EXPORTED_FIELDS = [
 	"match_action",
 	"order"
 ];
-/** A new manifest of the exported projects, each written out in full, as text for `destination`. */
+/** Each project written out in full. */
 function renderNewManifest(results, destination = "file") {
 	return newManifest(results, { projects: Object.fromEntries(results.map((result) => [result.project, familyBlocks(result.families, { prune: false })])) }, ` prune is false: records added
  remotely are left alone until you set prune: true.`, destination);
 }
-/** A new manifest of factored export data: `templates:`, then each project's `use:` and own configs. */
 function renderTemplatedManifest(factored, results, destination = "file") {
 	const templates = Object.fromEntries(factored.templates.map((template) => [template.name, familyBlocks(template.families)]));
 	const projects = Object.fromEntries(factored.projects.map((project) => [project.project, {
@@ -461,10 +438,6 @@ function familyBlocks(families, settings = {}) {
 		configs: family.configs.map(escapeConfig)
 	}]));
 }
-/**
-* A new manifest as text for `destination`: `version:`, the owner whose mark every record carries
-* (so that it plans back to no changes), then `contents`.
-*/
 function newManifest(results, contents, comment, destination) {
 	const { owner } = exportOwner(results);
 	const document = new Document({
@@ -480,19 +453,13 @@ function newManifest(results, contents, comment, destination) {
 		], true);
 		if (isSeq(use)) use.flow = true;
 	}
-	document.commentBefore = `${exportedBy(results)}${comment}`;
+	const [only] = results;
+	document.commentBefore = ` Exported by pcsync export ${results.length === 1 && only ? `--project ${only.project}` : `(${results.length} projects)`}.${comment}`;
 	return exportText(document, destination);
 }
-/** The first line of an exported manifest's header comment. */
-function exportedBy(results) {
-	const [only] = results;
-	return results.length === 1 && only ? ` Exported by pcsync export --project ${only.project}.` : ` Exported by pcsync export (${results.length} projects).`;
-}
 /**
-* The document as text for `destination`, without line folding. Printed (stdout: a terminal, a CI
-* log, a pipe; or a device or FIFO given to -o), server text that a terminal or a CI runner would
-* act on is written as YAML's own escapes (src/neutralise-server-text.ts), so that printing it
-* drives neither. A regular file gets the text as the service holds it, byte for byte.
+* Printed (a terminal, a CI log, a device given to -o), server text that a terminal or CI runner would
+* act on is written as YAML escapes (neutralise-server-text.ts); a file gets it byte for byte.
 */
 function exportText(document, destination) {
 	if (destination === "file") return document.toString({ lineWidth: 0 });
@@ -504,14 +471,10 @@ function exportText(document, destination) {
 		doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER
 	}));
 }
-/**
-* A value read from the server, written so that the manifest loader reads it back unchanged: `${`
-* starts a variable reference there, so a literal one is written `$${`.
-*/
+/** `${` starts a variable reference in a manifest, so a literal one is written `$${`. */
 function escapeInterpolation(text) {
 	return text.replaceAll("${", () => "$${");
 }
-/** The config as manifest text: its string fields escaped. */
 function escapeConfig(config) {
 	return {
 		...config,
@@ -522,12 +485,8 @@ function escapeConfig(config) {
 function scalarValue(node) {
 	return isScalar(node) ? node.value : void 0;
 }
-/** Without variables, only text without references means itself. */
 const WITHOUT_VARIABLES = (text) => text.includes("${") ? void 0 : text;
-/**
-* Whether an existing value already says `value`: as written, or once interpolated (then typed like
-* `value`, as the loader would), so that `plugin: ${PLUGIN_ID}` survives an export that agrees with it.
-*/
+/** As written, or once interpolated, so that `plugin: ${PLUGIN_ID}` survives an export that agrees. */
 function sameValue(node, value, resolveText) {
 	const current = scalarValue(node);
 	if (typeof current !== "string" || !current.includes("${")) return current === value;
@@ -539,7 +498,6 @@ function sameValue(node, value, resolveText) {
 	if (typeof value === "boolean") return trimmed === String(value);
 	return false;
 }
-/** Updates one existing config map in place: changed values replaced, stale managed keys removed. */
 function updateConfigNode(node, config, document, resolveText) {
 	for (const field of EXPORTED_FIELDS) {
 		const value = config[field];
@@ -547,7 +505,6 @@ function updateConfigNode(node, config, document, resolveText) {
 		else if (!sameValue(node.get(field, true), value, resolveText)) node.set(field, document.createNode(typeof value === "string" ? escapeInterpolation(value) : value));
 	}
 }
-/** The mapping under `key`, created (as `initial`) when missing or not a mapping. */
 function childMap(parent, key, document, initial = {}) {
 	const node = parent.get(key, true);
 	if (isMap(node)) return node;
@@ -555,10 +512,7 @@ function childMap(parent, key, document, initial = {}) {
 	parent.set(key, created);
 	return created;
 }
-/**
-* The block of `project` under `projects`: the key written as that id, or one that interpolates to
-* it (`"${PROJECT_ID:-1}"`), which keeps its spelling. Keys that cannot be interpolated are reported.
-*/
+/** A key that interpolates to the id (`"${PROJECT_ID:-1}"`) keeps its spelling. */
 function projectMap(projects, project, document, resolveText, warn) {
 	for (const pair of projects.items) {
 		if (!isScalar(pair.key) || !isMap(pair.value)) continue;
@@ -571,10 +525,7 @@ function projectMap(projects, project, document, resolveText, warn) {
 	}
 	return childMap(projects, project, document);
 }
-/**
-* Gives the manifest the exported records' owner: added after `version:` when it has none; one
-* that names another owner is the user's and stays, said in a warning.
-*/
+/** Added after `version:` when missing; one that names another owner is the user's and stays. */
 function setOwner(document, contents, owner, warn, resolveText) {
 	const current = contents.get("owner", true);
 	if (current === void 0) {
@@ -584,7 +535,7 @@ function setOwner(document, contents, owner, warn, resolveText) {
 	}
 	if (!sameValue(current, owner, resolveText)) warn(`says owner: ${JSON.stringify(scalarValue(current))}, but the exported records carry the mark of owner ${JSON.stringify(owner)}; owner: is left as it is; plan refuses those records as another owner's until it names theirs`);
 }
-/** Merges the export of one project into an existing manifest's text, keeping comments and layout. */
+/** Keeps comments and layout. */
 function updateManifestText(text, result, fileName, options = {}) {
 	const resolveText = options.resolveText ?? WITHOUT_VARIABLES;
 	const { document, root } = parseManifestTarget(text, fileName);
@@ -658,12 +609,11 @@ function compareProjectIds(a, b) {
 	if (numeric.test(a) && numeric.test(b)) return a.length - b.length || compareText(a, b);
 	return compareText(a, b);
 }
-/** A new manifest's text, or templates' (--templates), escaped where it is printed (`display`). */
 function exportManifestText(exported, destination) {
 	const { results, factored } = exported;
 	return factored ? renderTemplatedManifest(factored, results, destination) : renderNewManifest(results, destination);
 }
-/** `text`, the manifest in `file`, updated in place: its comments, layout and other projects kept. */
+/** Its comments, layout and other projects kept. */
 function updateExportedManifest(exported, text, file, options) {
 	const { owner } = exported.owned;
 	return exported.results.reduce((updated, result, index) => updateManifestText(updated, result, file, {
@@ -672,21 +622,20 @@ function updateExportedManifest(exported, text, file, options) {
 	}), text);
 }
 /**
-* The warning about `owner:` for this export, if any: into `existing` (a file -o updates) that
-* names its owner, what a plan does with records that do not all carry its mark; else why the
-* manifest is written without `owner:`.
+* Into an `existing` file naming its owner: what a plan does with records not all carrying its mark;
+* else why the manifest is written without `owner:`.
 */
 function ownerWarning(exported, existing) {
 	const fileOwner = existing === void 0 || exported.owned.owner !== void 0 ? void 0 : ownerOfTarget(existing.text, existing.file, existing.resolveText);
 	return fileOwner === void 0 ? exported.owned.warning : ownerWarningIn(exported.results, fileOwner);
 }
-/** Where the exported records hold the API key (the text is refused, never redacted). */
+/** The text is refused, never redacted. */
 function locateSecretsInRead(exported, secrets) {
 	return exported.results.flatMap((result) => locateSecretsInExport(result, exported.listsOf.get(result.project) ?? [], secrets));
 }
 // dist/src/cli/commands/export.js
 const EXPORT_REMEDY = "If the service puts the key's text into these records, fix them there; `pcsync plan` shows them with the key as [REDACTED].";
-/** The manifest export -o updates, or undefined if there is none yet; one it cannot read is an error. */
+/** Undefined if there is none yet; one it cannot read is an error. */
 async function readExisting(path, shown) {
 	try {
 		return await readFile(path, "utf8");
@@ -713,6 +662,8 @@ Examples:
 		const { out, ...rest } = given;
 		const flags = out === "-" ? rest : given;
 		if (!flags.all && flags.project === void 0) throw new InputError("usage", "--project <id> or --all is required (e.g. --project 1)");
+		if (flags.all && flags.project !== void 0) throw new InputError("usage", "give either --all or --project <id>, not both (--all already exports every project)");
+		const projects = (flags.project ?? []).map((project) => requireFlag(project, "--project <id>", "--project 1"));
 		const variables = await loadVariablesOrThrow(flags, io);
 		const outputOptions = {
 			cwd: io.cwd,
@@ -724,8 +675,6 @@ Examples:
 		if (flags.out && existing !== void 0) parseManifestTarget(existing, flags.out);
 		const client = await createClientFromFlags(flags, io);
 		try {
-			if (flags.all && flags.project !== void 0) throw new InputError("usage", "give either --all or --project <id>, not both (--all already exports every project)");
-			const projects = (flags.project ?? []).map((project) => requireFlag(project, "--project <id>", "--project 1"));
 			const exported = await readExport(client, {
 				projects: flags.all ? "all" : projects,
 				families: flags.family ?? FAMILY_NAMES,

@@ -4,14 +4,10 @@ import { E as InputError, k as plural } from "./common-program.mjs";
 import { r as cancelledMessage, t as RunError } from "./run-error.mjs";
 import { createInterface } from "node:readline";
 // dist/src/cli/confirm.js
-/** Whether apply asks before writing: only with a terminal on stdin. */
 function canAsk(stdin) {
 	return stdin?.isTTY === true;
 }
-/**
-* Before any file or request: a run that must ask reads nothing when nobody can answer (stdin is
-* not a terminal), nor with --format json, which prints no plan to say yes to.
-*/
+/** Before any file or request: with --format json there is no plan to say yes to. */
 function refuseUnanswerable(command, stdin, format, orElse = "") {
 	if (!canAsk(stdin)) throw new RunError("approval_required", { command });
 	if (format === "json") {
@@ -19,11 +15,7 @@ function refuseUnanswerable(command, stdin, format, orElse = "") {
 		throw new InputError("usage", `${command} --format json prints no plan to say yes to: ${advice}`);
 	}
 }
-/**
-* Asks `question` on stderr (stdout may be redirected; the question is for the person at the
-* terminal) and reads one line. Only the exact word `yes` (white space around it aside) approves;
-* stdin ending before a line is a no.
-*/
+/** Asks on stderr (stdout may be redirected); only the exact word `yes` approves, and EOF is a no. */
 async function askForYes(stdin, stderr, question) {
 	const reader = createInterface({
 		input: stdin,
@@ -42,11 +34,7 @@ async function askForYes(stdin, stderr, question) {
 		reader.close();
 	}
 }
-/**
-* After the plan was shown, asks `Apply 3 changes? (yes/no) ` (or `Roll back with ...`) and throws
-* apply_cancelled unless the answer is yes. A Ctrl-C at the question cancels as any other answer
-* does, with the same words (exit 130, as for a signal before any write).
-*/
+/** Throws apply_cancelled unless the answer is yes; a Ctrl-C at the question says the same (exit 130). */
 async function confirmChanges(io, interrupts, ask) {
 	const what = plural(ask.changes, "change");
 	const question = `\npcsync will make the changes above on ${ask.server}. Only "yes" goes ahead.\n${ask.verb} ${what}? (yes/no) `;
@@ -60,10 +48,6 @@ async function confirmChanges(io, interrupts, ask) {
 	if (!approved) throw new RunError("apply_cancelled", { what: ask.what });
 }
 // dist/src/cli/interrupt.js
-/**
-* Runs a command that writes (apply, rollback) with its signals watched; listening stops at its
-* end, and in the binary a signal then ends nothing (holdAfterCommand).
-*/
 async function withInterruptWatch(stderr, run) {
 	const controller = new AbortController();
 	let writing = false;

@@ -5,7 +5,6 @@ import { ft as getFamily, r as addOptionAlias, s as formatOption, t as TEXT_OR_J
 import { E as InputError, n as newCommand, w as quoteServerText, x as neutraliseJson } from "./common-program.mjs";
 import { a as requireFlag, i as readTarget, n as addTargetOptions, r as describeRecord, t as actOnConfigRecord } from "./target-options.mjs";
 // dist/src/cli/commands/job.js
-/** `--payload`: a JSON object, checked before anything is sent. */
 function parsePayload(text) {
 	if (text === void 0) return {};
 	let value;

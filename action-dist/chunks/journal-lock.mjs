@@ -17,10 +17,7 @@ async function regularFilesIn(directory, suffix) {
 	return names;
 }
 // dist/src/journal/journal-file.js
-/**
-* The last `bytes` of the file (all of it when it is shorter) and its size: what a journal's end
-* (a line cut off by a kill, a run that ended, a run that wrote nothing) is judged by.
-*/
+/** The last `bytes` of the file and its size: what a journal's end (cut off, ended, empty) is judged by. */
 async function readTail(path, bytes) {
 	const handle = await open(path, "r");
 	try {
@@ -46,11 +43,7 @@ var JournalFile = class JournalFile {
 		this.path = path;
 		this.handle = handle;
 	}
-	/**
-	* Opens `path` (relative to `cwd`) for appending; `fresh`: it must not exist yet (a journal holds
-	* one run). An existing file (a resumed apply) is appended to; if it ends in a cut-off line, the
-	* next line starts afresh.
-	*/
+	/** A journal holds one run; a resumed one is appended to, after a newline if it ends cut off. */
 	static async openForAppend(path, options) {
 		const { cwd, inputs } = options;
 		await JournalFile.checkTarget(path, options);
@@ -64,7 +57,7 @@ var JournalFile = class JournalFile {
 		if (cutOff) file.#pending = "\n";
 		return file;
 	}
-	/** Throws what opening `path` would refuse: one of the run's inputs; `fresh`, a file there already. */
+	/** Throws what opening `path` would refuse. */
 	static async checkTarget(path, options) {
 		const { cwd, inputs } = options;
 		const target = await resolveOutputTarget(path, {
@@ -81,7 +74,6 @@ var JournalFile = class JournalFile {
 			reason: "it exists already (a journal holds one run: give a new path; to finish an interrupted saved plan, use apply --plan FILE --resume)"
 		});
 	}
-	/** Buffers one line; `sync` puts it on disk. */
 	append(line) {
 		this.#pending += `${line}\n`;
 	}
@@ -115,7 +107,6 @@ var JournalFile = class JournalFile {
 			throw this.#failure;
 		}
 	}
-	/** Syncs what is left and closes the file. */
 	async close() {
 		try {
 			await this.sync();
@@ -131,16 +122,11 @@ function lockPathOf(journalPath) {
 /** Locks this process holds, by absolute lock path: an in-process run's lock is live, not stale. */
 const heldHere = /* @__PURE__ */ new Map();
 /**
-* Locks this process is creating, by their token: a signal that ends the process between the
-* lock's file appearing and `heldHere` knowing it must not leave the lock behind. Only the exit
-* hook reads this (a lock being created is not yet held, for `isStale`).
+* Locks this process is creating, by token: a process ended between the file appearing and `heldHere`
+* knowing it must not leave it behind. Only the exit hook reads this (for `isStale` it is not held).
 */
 const creatingHere = /* @__PURE__ */ new Map();
 let exitHookInstalled = false;
-/**
-* A process ended by `process.exit` (a second Ctrl-C) runs no `finally`: its locks go on exit
-* (synchronously, as an exit handler must). Only SIGKILL or a crash of the machine leaves one.
-*/
 function installExitHook() {
 	if (exitHookInstalled) return;
 	exitHookInstalled = true;
@@ -164,10 +150,7 @@ function readProc(path) {
 function bootId() {
 	return readProc("/proc/sys/kernel/random/boot_id")?.trim();
 }
-/**
-* A process's state (Linux, field 3 of /proc/PID/stat: Z for one that has exited and not been
-* reaped) and its start time in clock ticks since boot (field 22).
-*/
+/** Linux /proc/PID/stat: state (field 3; Z: exited, not reaped) and start time in ticks (field 22). */
 function procStat(pid) {
 	const text = readProc(`/proc/${pid}/stat`);
 	if (text === void 0) return void 0;
@@ -202,7 +185,6 @@ function isStale(holder, path) {
 	if (stat.state === "Z" || stat.state === "X") return true;
 	return holder.started !== void 0 && stat.started !== void 0 && stat.started !== holder.started;
 }
-/** The holder in words: `pid 123 on host ci-7 (apply, since 2024-06-01T10:00:00.000Z)`. */
 function describeHolder(holder) {
 	return `pid ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.since})`;
 }
@@ -219,10 +201,7 @@ var JournalLock = class JournalLock {
 		this.holder = holder;
 		this.tookOver = tookOver;
 	}
-	/**
-	* Takes the lock of the journal at `journal` (relative to `cwd`), or refuses (exit 3) naming the
-	* run that holds it. A stale lock (its process gone, same host) is taken over.
-	*/
+	/** Takes the lock, or refuses (exit 3) naming the run that holds it; a stale lock is taken over. */
 	static async acquire(journal, options) {
 		const path = resolve(options.cwd, lockPathOf(journal));
 		const boot = bootId();
@@ -264,33 +243,27 @@ var JournalLock = class JournalLock {
 		}
 		throw heldBy(journal, path, void 0, options.held);
 	}
-	/**
-	* Refuses (exit 3) as `acquire` would, without taking the lock: for a run that only reads, or
-	* one that must not run beside the lock's holder (`held`: what the lock guards, in words).
-	*/
+	/** Refuses as `acquire` would, without taking the lock (`held`: what the lock guards, in words). */
 	static async refuseIfHeld(journal, options) {
 		const path = resolve(options.cwd, lockPathOf(journal));
 		const found = await readHolder(path);
 		if (found === "young") throw heldBy(journal, path, void 0, options.held);
 		if (typeof found === "object" && !isStale(found, path)) throw heldBy(journal, path, found, options.held);
 	}
-	/**
-	* Whether a live run other than this one holds the journal's lock: one this process holds (a
-	* rollout's journals of its earlier waves) is this run's own.
-	*/
+	/** One this process holds (a rollout's journals of its earlier waves) is this run's own. */
 	static async heldElsewhere(journal, options) {
 		const path = resolve(options.cwd, lockPathOf(journal));
 		const found = await readHolder(path);
 		if (found === "young") return true;
 		return typeof found === "object" && !isStale(found, path) && heldHere.get(path) !== found.token;
 	}
-	/** The live run that holds the lock, if one does (a stale lock is no one's): for a run that only reads. */
+	/** The live run that holds the lock (a stale lock is no one's). */
 	static async holder(journal, options) {
 		const path = resolve(options.cwd, lockPathOf(journal));
 		const found = await readHolder(path);
 		return typeof found === "object" && !isStale(found, path) ? found : void 0;
 	}
-	/** Removes the lock, if it is still this run's. Safe to call more than once. */
+	/** Removes the lock if it is still this run's; idempotent. */
 	async release() {
 		if (this.#released) return;
 		this.#released = true;
@@ -298,13 +271,12 @@ var JournalLock = class JournalLock {
 		const found = await readHolder(this.path);
 		if (typeof found === "object" && found.token === this.holder.token) await unlink(this.path).catch(() => void 0);
 	}
-	/** The note a run that took over a stale lock prints. */
 	get takeOverNote() {
 		if (this.tookOver === void 0) return void 0;
 		return `note: ${this.journal} was locked by ${describeHolder(this.tookOver)}, which is no longer running; this run took the lock over`;
 	}
 };
-/** Creates `path` (O_EXCL: it must not exist) holding `text`, synced. */
+/** O_EXCL, synced. */
 async function writeNew(path, text) {
 	const handle = await open(path, "wx", 384);
 	try {
@@ -315,8 +287,8 @@ async function writeNew(path, text) {
 	}
 }
 /**
-* Creates the lock file whole, atomically: written under a name of its own, then linked to the
-* lock's name (a link fails if the name exists). Where links are not supported, O_EXCL.
+* Creates the lock file whole, atomically: written under a name of its own, then linked to the lock's
+* name (a link fails if it exists). Where links are not supported, O_EXCL.
 */
 async function createExclusively(path, text, journal) {
 	const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
@@ -360,11 +332,11 @@ async function createExclusively(path, text, journal) {
 		return fail(error);
 	}
 }
-/** How long ago the file was last written; 0 when it is gone. */
+/** 0 when the file is gone. */
 function ageMs(path) {
 	return stat(path).then((info) => Date.now() - info.mtimeMs, () => 0);
 }
-/** The refusal of a lock another live run holds (undefined: one being written, or taken in turn by others). */
+/** `holder` undefined: a lock being written, or taken in turn by others. */
 function heldBy(journal, lock, holder, held) {
 	const otherHost = holder === void 0 ? {} : { otherHost: holder.host !== hostname() };
 	return new RefusedError("journal_held", {

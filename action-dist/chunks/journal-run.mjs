@@ -14,10 +14,7 @@ function record(outcome) {
 	const name = outcome.name === null ? "(unnamed)" : quoteServerText(outcome.name);
 	return outcome.id === null ? name : `${name} (id ${outcome.id})`;
 }
-/**
-* `created "GeoIP" (id 12) in project 1 plugin_configs`; undefined for a change the run never
-* started (the report lists those once, at the end).
-*/
+/** Undefined for a change the run never started: the report lists those once, at the end. */
 function describeOutcomeLine(outcome) {
 	if (outcome.notStarted === true) return void 0;
 	const subject = `${outcome.action === "reorder" ? plural(outcome.moves ?? 0, "record") : record(outcome)} in project ${outcome.project} ${outcome.family}`;
@@ -29,7 +26,6 @@ function describeOutcomeLine(outcome) {
 		case "unknown": return `unknown outcome of the ${outcome.action} of ${subject}${reason}`;
 	}
 }
-/** `45s`, `4m05s`, `1h02m`: a duration as a log reads it. */
 function formatElapsed(milliseconds) {
 	const seconds = Math.max(0, Math.round(milliseconds / 1e3));
 	if (seconds < 60) return `${seconds}s`;
@@ -37,23 +33,19 @@ function formatElapsed(milliseconds) {
 	if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
 	return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
 }
-/**
-* `1m12s elapsed, about 2m54s left`: the time left at the pace so far, none before the first
-* change. While the service's rate limit holds requests, the pace is the one before the pause and
-* the rest of the pause is added, and the line says so:
-* `..., about 3m06s left; waiting: rate limited by the service, resuming in 12 s`.
-*/
+/** While the service's rate limit holds requests, the time left is the pace before it plus the pause. */
 function describeTiming(done, total, elapsedMs, pause) {
 	const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
 	const waiting = pause === void 0 ? "" : `; waiting: rate limited by the service, resuming in ${Math.ceil(pause.resumeInMs / 1e3)} s`;
 	if (done === 0 || done >= total) return `${elapsed}${waiting}`;
 	return `${elapsed}, about ${formatElapsed(pause === void 0 ? elapsedMs / done * (total - done) : pause.paceElapsedMs / done * (total - done) + pause.resumeInMs)} left${waiting}`;
 }
-/** `586/2000 changes done, 1m12s elapsed, about 2m54s left` */
 function describePace(done, total, elapsedMs, pause) {
 	return `${done}/${total} changes done, ${describeTiming(done, total, elapsedMs, pause)}`;
 }
-/** How often the terminal's line is redrawn while nothing finishes (a pause counting down). */
+// dist/src/cli/apply-progress.js
+const HEARTBEAT_MS = 1e4;
+/** The terminal's line is redrawn while nothing finishes: a pause counting down. */
 const REDRAW_MS = 1e3;
 const systemClock = {
 	now: () => Date.now(),
@@ -103,25 +95,21 @@ function createApplyProgress(io, total, options = {}) {
 			const line = describeOutcomeLine(outcome);
 			if (line !== void 0) io.stderr.write(`${line}\n`);
 		},
-		finish: clock.every(options.heartbeatMs ?? 1e4, () => {
+		finish: clock.every(HEARTBEAT_MS, () => {
 			if (done < total) io.stderr.write(`Still applying: ${describePace(done, total, elapsed(), pause())}\n`);
 		})
 	};
 }
 // dist/src/cli/journal-run.js
-/**
-* The lines that end a journaled run, newline included: where its journal is, the command that
-* undoes the run and, for the apply of a saved plan, the one that finishes it if it was cut short.
-*/
+function journalPathOf(flags) {
+	return typeof flags.journal === "string" ? flags.journal : void 0;
+}
 function describeJournalNext(journalPath, start) {
 	const path = shellWord(journalPath);
 	const finish = start.planFile === null || start.command !== "apply" ? "" : `  if it was cut short, finish it: pcsync apply --plan ${shellWord(start.planFile)} --resume --journal ${path}\n`;
 	return `Journal: ${journalPath}\n  undo this ${start.command}: pcsync rollback --journal ${path}\n${finish}`;
 }
-/**
-* Applies `plan` with every write journaled (unless --no-journal): a new journal, or `resumed`,
-* the journal of the interrupted run this one finishes. Names the journal on stderr at the end.
-*/
+/** `resumed`: the journal of the interrupted run this one finishes. */
 async function applyJournaled(client, plan, state, run) {
 	const { flags, io, interrupts, inputs, endWith, ...journaled } = run;
 	const progress = createApplyProgress(io, plan.changes.length + plan.reorders.length, { pausedUntil: () => client.limiter.state.pausedUntil });
@@ -162,4 +150,4 @@ async function applyJournaled(client, plan, state, run) {
 		}
 	}
 }
-export { describeJournalNext as n, applyJournaled as t };
+export { describeJournalNext as n, journalPathOf as r, applyJournaled as t };

@@ -11,13 +11,11 @@ const JSON_FILE_AJV_OPTIONS = {
 	verbose: true,
 	discriminator: true
 };
-/** Each schema's file under schemas/. */
 const JSON_FILE_SCHEMAS = {
 	plan: "plan.schema.json",
 	journal: "journal.schema.json",
 	rolloutJournal: "rollout-journal.schema.json"
 };
-/** A schema of JSON_FILE_SCHEMAS, as parsed JSON. */
 function readJsonFileSchema(name) {
 	const file = join("schemas", JSON_FILE_SCHEMAS[name]);
 	const parsed = JSON.parse(readFileSync(findPackageFile(file), "utf8"));

@@ -6,27 +6,22 @@ import { c as untilStopSignal } from "./early-signals.mjs";
 import { i as readTarget, n as addTargetOptions, r as describeRecord, t as actOnConfigRecord } from "./target-options.mjs";
 import { setTimeout } from "node:timers/promises";
 /**
-* How far past this machine's clock an entry's time still moves the cursor. An entry stamped later
-* (a plugin whose clock is ahead, a bad timestamp) is printed, but the next poll asks from no later
-* than now plus this, less the overlap: later entries, stamped now, are never skipped for it.
+* How far past this machine's clock an entry's time still moves the cursor. One stamped later (a clock
+* ahead) is printed, but never makes the next poll skip later entries stamped now.
 */
 const FOLLOW_CLOCK_SKEW_MS = 5e3;
 var LogFollowCursor = class {
-	/** Entries older than this (inclusive bound) are never printed: they precede what was shown. */
+	/** Older entries (inclusive bound) precede what was shown: never printed. */
 	#floorMs;
 	#newestMs;
-	/** Printed entries that a later poll may return again: id -> timestamp. */
+	/** Printed entries a later poll may return again: id -> timestamp. */
 	#seen = /* @__PURE__ */ new Map();
 	#overlapMs;
 	#now;
-	/** The first entry seen stamped past the skew, until the caller has warned of it. */
+	/** The first entry stamped past the skew, until the caller has warned of it. */
 	#ahead;
 	#warned = false;
-	/**
-	* @param backlog the entries already printed (any order)
-	* @param complete whether the backlog holds every matching entry (not cut by `--limit`)
-	* @param since the `--since` bound of the backlog, if any
-	*/
+	/** `backlog`: printed already, any order; `complete`: not cut by `--limit`; `since`: its `--since`. */
 	constructor(backlog, options) {
 		this.#overlapMs = options.overlapMs ?? 1e4;
 		this.#now = options.now ?? Date.now;
@@ -41,14 +36,14 @@ var LogFollowCursor = class {
 			this.#floorMs = floor ?? now;
 		} else if (options.since !== void 0) this.#floorMs = options.since.getTime() + 1;
 	}
-	/** The `after` filter of the next poll (exclusive, as the service reads it). */
+	/** Exclusive, as the service reads it. */
 	nextAfter() {
 		const newest = this.#newestMs === void 0 ? void 0 : Math.min(this.#newestMs, this.#now() + FOLLOW_CLOCK_SKEW_MS);
 		const bounds = [this.#floorMs, newest === void 0 ? void 0 : newest - this.#overlapMs].filter((value) => value !== void 0);
 		if (bounds.length === 0) return void 0;
 		return /* @__PURE__ */ new Date(Math.max(...bounds) - 1);
 	}
-	/** The entries of a poll (newest first, as listed) not printed yet, oldest first; remembers them. */
+	/** The poll's entries (newest first) not printed yet, oldest first; remembers them. */
 	accept(polled) {
 		const fresh = [];
 		for (const entry of [...polled].reverse()) {
@@ -65,10 +60,7 @@ var LogFollowCursor = class {
 		this.#forgetUnreachable();
 		return fresh.map(({ entry }) => entry);
 	}
-	/**
-	* The warning to print, once per run, when an entry was stamped past this machine's clock and
-	* the skew; undefined otherwise.
-	*/
+	/** Once per run, for an entry stamped past this machine's clock and the skew. */
 	takeWarning() {
 		if (this.#ahead === void 0 || this.#warned) return void 0;
 		this.#warned = true;
@@ -86,7 +78,7 @@ var LogFollowCursor = class {
 		if (!Number.isNaN(parsed) && (this.#newestMs === void 0 || ms > this.#newestMs)) this.#newestMs = ms;
 		this.#seen.set(entry.id, ms);
 	}
-	/** Forgets entries older than the next poll asks for, so memory stays bounded however long it runs. */
+	/** Memory stays bounded however long it runs. */
 	#forgetUnreachable() {
 		const after = this.nextAfter();
 		if (after === void 0) return;
@@ -102,7 +94,7 @@ function describeAhead(ms) {
 	return hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} days`;
 }
 // dist/src/run/read-logs.js
-/** The entries matching `query`, newest first; at most `max`. */
+/** Newest first. */
 async function readLogs(source, query, max) {
 	const { client } = source;
 	const entries = [];
@@ -113,7 +105,7 @@ async function readLogs(source, query, max) {
 	for await (const entry of iterateLogs(client, source.project, source.family, source.configId, limited, max)) entries.push(entry);
 	return entries;
 }
-/** The newest `limit` entries, newest first, and whether they are all that match. */
+/** `complete`: they are all that match. */
 async function readLogTail(source, query, limit) {
 	const backlog = await readLogs(source, query, limit + 1);
 	return {
@@ -121,10 +113,7 @@ async function readLogTail(source, query, limit) {
 		complete: backlog.length <= limit
 	};
 }
-/**
-* Polls every `intervalMs` until `stop` aborts, and shows each new entry, oldest first. A poll in
-* flight finishes first, so nothing is half shown. `warn` gets a line without its `warning: `.
-*/
+/** A poll in flight finishes first, so nothing is half shown. `warn` gets a line without `warning: `. */
 async function followLogs(source, query, tail, run) {
 	const cursor = new LogFollowCursor(tail.entries, {
 		complete: tail.complete,
@@ -167,7 +156,6 @@ const LOG_TYPES = [
 	"WARN",
 	"ERROR"
 ];
-/** `--type` (or `--level`) values, case-insensitive and comma-separable (`--type warn,error`), deduplicated. */
 function parseLogTypes(values) {
 	const types = /* @__PURE__ */ new Set();
 	for (const value of values.flatMap((item) => item.split(","))) {
@@ -196,10 +184,7 @@ function formatLogEntry(entry, format, colour) {
 	return `${neutraliseInline(entry.timestamp)} ${coloured} ${source} ${message}\n`;
 }
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-/**
-* `--since`/`--until`: an ISO-8601 time (a date alone means its midnight UTC; a time without an
-* offset is local time, as `Date.parse` reads it) or a duration ago.
-*/
+/** A date alone means its midnight UTC; a time without an offset is local time, as `Date.parse` reads it. */
 function parseTimeFlag(value, flag, now) {
 	const duration = parseDuration(value);
 	if (duration !== void 0) return new Date(now - duration);

@@ -4,15 +4,10 @@ import { G as writeFileSafely, X as outputRefused, q as resolveOutputTarget } fr
 import { dirname, extname, relative, resolve, sep } from "node:path";
 import { stat } from "node:fs/promises";
 // dist/src/notify/metrics-file.js
-/** Metrics as the file holds them: a registry's text with the run's secrets redacted. */
 async function renderOwnMetrics(metrics) {
 	return metrics.secrets.redact(await metrics.registry.metrics()).text;
 }
-/**
-* Refuses, before a run writes anything, a `--metrics-file` it may not write: `-`, a directory, one
-* of its inputs, a path whose directory does not exist, or a journal's (`*.jsonl`, or anything
-* under `.pcsync/`), which the metrics would replace.
-*/
+/** Refuses, before a run writes anything, a `--metrics-file` it may not write (an input, a journal's, ...). */
 async function checkMetricsFile(path, options) {
 	const shown = `${path} (--metrics-file)`;
 	const full = resolve(options.cwd, path);
@@ -26,11 +21,7 @@ async function checkMetricsFile(path, options) {
 	const folder = await stat(dirname(full)).catch(() => void 0);
 	if (folder === void 0 || !folder.isDirectory()) throw outputRefused(shown, `its directory ${dirname(full)} does not exist`);
 }
-/**
-* Writes `metrics` to `path` (absolute or from `cwd`): atomic, so that a collector never reads half
-* of it, 0600, and never over one of the run's inputs. A failure is a warning on `stderr` (the run
-* goes on), each time, or only the first time with `warnOnce`; false when it failed.
-*/
+/** Atomic, so that a collector never reads half of it. A failure is a warning (the run goes on). */
 function metricsFileWriter(path, metrics, io, inputs, options) {
 	let warned = false;
 	return async () => {

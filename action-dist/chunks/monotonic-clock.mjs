@@ -9,7 +9,6 @@ import { rm, stat } from "node:fs/promises";
 // dist/src/journal/prune-heal-journals.js
 const HEAL_JOURNAL_SUFFIX = "-heal.jsonl";
 const TAIL_BYTES = 4096;
-/** Whether the journal's last line is its `end` line: the run it records finished. */
 async function hasEnded(path) {
 	const last = (await readTail(path, TAIL_BYTES)).text.trimEnd().split("\n").pop() ?? "";
 	try {
@@ -22,11 +21,9 @@ async function exists(path) {
 	return stat(path).then(() => true, () => false);
 }
 /**
-* Whether what a run's journal says it did leaves every record as it found it, so that its
-* rollback would have nothing to do: each write failed or was never sent (a rollback passes over
-* those), each record it made it deleted again (a create the service put in another family's list
-* and the check after it took back), each record it changed holds the values it had before. A
-* create whose answer was lost may have made a record: not nothing.
+* Whether the run left every record as it found it (its rollback would do nothing): each record it
+* made it deleted again (a create the service misplaced, taken back), each one it changed holds its
+* old values. A lost create may have made a record: not nothing.
 */
 function leavesNothing({ records, lostCreates }) {
 	if (lostCreates.length > 0) return false;
@@ -44,11 +41,8 @@ function leavesNothing({ records, lostCreates }) {
 	return true;
 }
 /**
-* Removes the journal of a heal that changed nothing (leavesNothing): ended, no write of it left
-* unanswered. Kept, the journals of a heal that fails every cycle (or makes a record the service
-* puts in another family, and takes it back) would push the journal of the last heal that did
-* write out of the newest `keep`, and with it the only undo. Returns whether it was removed; a
-* journal that cannot be read, or one that a run holds, stays.
+* Removes an ended heal journal that changed nothing, no write left unanswered. Kept, those of a heal
+* failing every cycle would push the last heal that wrote, and its only undo, out of the newest `keep`.
 */
 async function removeIfHealWroteNothing(path, cwd) {
 	let lock;
@@ -67,11 +61,7 @@ async function removeIfHealWroteNothing(path, cwd) {
 		await lock?.release().catch(() => void 0);
 	}
 }
-/**
-* Removes the ended, unlocked heal journals in the default journal directory under `cwd` beyond
-* the newest `keep` (0 keeps all); returns the paths removed. A journal that cannot be read or
-* removed is left as it is: pruning never fails a heal.
-*/
+/** `keep` 0 keeps all. A journal that cannot be read or removed stays: pruning never fails a heal. */
 async function pruneHealJournals(cwd, keep) {
 	if (keep <= 0) return [];
 	const directory = resolve(cwd, DEFAULT_JOURNAL_DIR);
@@ -96,11 +86,10 @@ async function pruneHealJournals(cwd, keep) {
 	return removed;
 }
 // dist/src/watch/cycle-log.js
-/** The changes a family's plan still holds, counted as the plan's summary counts them. */
+/** Counted as the plan's summary counts them. */
 function driftCount(finding) {
 	return finding.changes.length + (finding.reorder?.moves.length ?? 0);
 }
-/** How many families the cycle planned, how many drift, and by how many changes. */
 function totalsOf(report) {
 	const counts = report.findings.map(driftCount);
 	return {
@@ -110,14 +99,10 @@ function totalsOf(report) {
 	};
 }
 const LOG_FORMATS = ["text", "json"];
-/** Problems a text line quotes before "and N more". */
 const PROBLEMS_SHOWN = 3;
-/** Drifting families a text line names, and the records it names of each, before "and N more". */
 const DRIFTING_SHOWN = 5;
 const RECORDS_SHOWN = 3;
-/** Records of a drifting family the JSON line names before `more`. */
 const RECORDS_LISTED = 20;
-/** The drift left after the cycle, family by family: what a person or a log shipper acts on. */
 function driftOf(report) {
 	return report.findings.filter((finding) => driftCount(finding) > 0).map((finding) => ({
 		project: finding.project,
@@ -131,7 +116,7 @@ function driftOf(report) {
 		moved: finding.reorder?.moves.length ?? 0
 	}));
 }
-/** `~ "GeoIP" (id 1)`: a drifted record, its name as the service or the manifest gives it, made safe. */
+/** `~ "GeoIP" (id 1)`, the name made safe. */
 function describeDrifted({ action, name, id }) {
 	return `${MARKERS[action]} ${name === null ? "(unnamed)" : quoteServerText(name)}${id === null ? "" : ` (id ${id})`}`;
 }
@@ -190,7 +175,6 @@ function formatCycleLine(entry, format) {
 	const moreDrifting = drift.length > DRIFTING_SHOWN ? `\n  (and ${plural(drift.length - DRIFTING_SHOWN, "more drifting family", "more drifting families")})` : "";
 	return `${parts.join(": ")}${shown.join("")}${more}${drifting.join("")}${moreDrifting}\n`;
 }
-/** The families heal was refused for this cycle, with the guards' words. */
 function refusalsOf(report) {
 	return report.findings.flatMap(({ project, family, refused }) => refused === void 0 ? [] : [{
 		project,
@@ -199,7 +183,7 @@ function refusalsOf(report) {
 	}]);
 }
 // dist/src/watch/listen-address.js
-/** `HOST:PORT`, `[IPv6]:PORT`; port 0 takes any free port. */
+/** Port 0 takes any free port. */
 function parseListen(value) {
 	const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(value.trim());
 	if (!match) return void 0;
@@ -210,12 +194,10 @@ function parseListen(value) {
 		port
 	};
 }
-/** `host:port`, with an IPv6 host in brackets. */
 function formatAddress(address) {
 	return address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
 }
 // dist/src/watch/monotonic-clock.js
-/** Now, in milliseconds on the monotonic clock (comparable only with itself, within this process). */
 function monotonicNow() {
 	return performance.now();
 }

@@ -25,7 +25,7 @@ Examples:
 		const client = await createClientFromFlags(flags, io, { fallback: manifestServer(desired) });
 		try {
 			const { plan } = await planManifest(client, desired, scope, planSettingsOf(flags, io), io);
-			const notice = plan.rollout === void 0 ? void 0 : await (await import("./last-rollout2.mjs")).rolloutNotice(client, desired, plan, io.cwd, void 0, whole);
+			const notice = plan.rollout === void 0 ? void 0 : await (await import("./last-rollout.mjs")).rolloutNotice(client, desired, plan, io.cwd, void 0, whole);
 			const notices = notice === void 0 ? [] : [notice];
 			printPlan(plan, flags.format, io, {
 				verbose: flags.verbose === true,

@@ -2,7 +2,6 @@
 import { i as __require, t as __commonJSMin } from "./rolldown-runtime.mjs";
 import { Ht as summarizePlan } from "./common-service.mjs";
 // dist/src/plan/select-families.js
-/** The plan of the families `keep` accepts: their changes, reorders, reports, guards and fingerprints. */
 function selectFamilies(plan, keep) {
 	const changes = plan.changes.filter((change) => keep(change.project, change.family));
 	const reorders = plan.reorders.filter((reorder) => keep(reorder.project, reorder.family));

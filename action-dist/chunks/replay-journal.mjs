@@ -9,11 +9,7 @@ import { A as asRecord, E as InputError, T as formatBytes, f as ServiceError, g 
 import { join, resolve } from "node:path";
 import { stat } from "node:fs/promises";
 // dist/src/apply/create-config.js
-/**
-* Creates the record by the rule at the top of this file. Throws CreateOutcomeUnknownError when
-* the outcome could not be settled; any other error means the record was not created (the last
-* POST's failure, once every POST was shown not to have created it).
-*/
+/** Throws create_outcome_unknown when it could not be settled; any other error means not created. */
 async function createConfigDetailed(client, projectId, family, body, options = {}) {
 	const url = client.url(collectionPath(projectId, family));
 	const reader = options.reader ?? new FamilyReader(client, projectId, family);
@@ -116,10 +112,7 @@ async function createConfigDetailed(client, projectId, family, body, options = {
 		}
 	}
 }
-/**
-* A failed POST (a request's failure; any other as it is) with what re-reading found since added to
-* its message: it did not make the record, so its outcome is known.
-*/
+/** A request's failure, its message saying what re-reading found since: it made no record. */
 function settledAs(client, failure, settled) {
 	if (!isRequestError(failure)) return failure;
 	const facts = {
@@ -135,10 +128,7 @@ function settledAs(client, failure, settled) {
 	};
 	return new ServiceError(failure.code, request, facts);
 }
-/**
-* Re-reads the family from the give-up until a read that started after the window closed: the
-* record found, or proven absent, or unknown when that last read cannot be made.
-*/
+/** Re-reads the family from the give-up until a read that started after the window closed. */
 async function settle(client, reader, body, knownIds, giveUpAt, windowMs) {
 	const interrupted = {
 		kind: "unknown",
@@ -180,10 +170,7 @@ async function settle(client, reader, body, knownIds, giveUpAt, windowMs) {
 		}
 	}
 }
-/**
-* Reads of one family, shared by the creates that settle at the same time: a read already under
-* way that started late enough is joined instead of sending another.
-*/
+/** Reads of one family: a read under way that started late enough is joined, not sent again. */
 var FamilyReader = class {
 	client;
 	projectId;
@@ -194,7 +181,6 @@ var FamilyReader = class {
 		this.projectId = projectId;
 		this.family = family;
 	}
-	/** The family as listed by a read that started at or after `notBefore` (the client's clock). */
 	read(notBefore) {
 		for (let index = this.#pending.length - 1; index >= 0; index -= 1) {
 			const pending = this.#pending[index];
@@ -219,10 +205,8 @@ var FamilyReader = class {
 	}
 };
 /**
-* The record a create made: new since `knownIds`, same plugin, and the same values for the fields
-* the service stores as sent; name and description as sent or trimmed as the service trims them
-* (posthog-2024). A null name or description, or one empty once trimmed, may come back as the
-* plugin's own (posthog-2024), so those only count when they hold text. Newest first if several match.
+* The record a create made: new since `knownIds`, same plugin, fields as sent (name and description
+* trimmed as posthog-2024 does; empty ones may come back as the plugin's own, so tell nothing). Newest first.
 */
 function findCreatedRecord(records, body, knownIds) {
 	return records.filter((record) => !knownIds.has(record.id) && (body.plugin === void 0 || record.plugin === body.plugin) && showsSentText(body.name, record.name) && showsSentText(body.description, record.description) && (body.order === void 0 || record.order === body.order) && (body.enabled === void 0 || record.enabled === body.enabled)).sort((a, b) => b.id - a.id)[0];
@@ -232,7 +216,6 @@ function showsSentText(sent, shown) {
 	if (typeof sent !== "string" || trimAsService(sent) === "") return true;
 	return showsText(sent, shown);
 }
-/** What re-reading found of a create whose outcome was unknown, sent `posts` times. */
 function notMadeAfter(posts) {
 	return posts > 1 ? `the create was sent ${posts} times, and none of them made the record (re-reading the family showed so)` : "it did not make the record (re-reading the family showed so)";
 }
@@ -243,7 +226,6 @@ function statusOfError(error) {
 	if (isRequestError(error, "request_aborted")) return "not_sent";
 	return "failed";
 }
-/** Creates, updates and rearranges records of one run, each through the journal when there is one. */
 var RecordWriter = class {
 	client;
 	journal;
@@ -315,7 +297,6 @@ function markedText(change) {
 	if (set !== void 0) return typeof set.to === "string" ? set.to : null;
 	return change.mark?.keep ?? null;
 }
-/** The body of a create or update with its description marked, when the change carries a mark. */
 function markedBody(change, body) {
 	if (change.mark === void 0) return body;
 	return {
@@ -323,44 +304,36 @@ function markedBody(change, body) {
 		description: writeMark(markedText(change), change.mark.owner)
 	};
 }
-/** A description a change sets, as sent: with the change's mark, if it carries one. */
 function markDescription(change, text) {
 	return change.mark === void 0 ? text : writeMark(text, change.mark.owner);
 }
-/** Why the record the service answered with lacks the change's mark; undefined when it has it. */
 function markProblem(change, record) {
 	if (change.mark === void 0) return void 0;
 	const read = readMark(record.description);
 	if (read.owner === change.mark.owner && read.text === markedText(change)) return void 0;
 	return `the server accepted the write but its description does not carry the owner mark of "${change.mark.owner}" over the text written (it reads ${read.owner === null ? "no mark" : `owner "${read.owner}"`}); run \`pcsync plan\` to see the record`;
 }
-/**
-* Whether a record another run made may be a copy of this change's create: with an owner, only a
-* record with the same owner's mark (another owner's record of the same name is theirs to keep).
-*/
+/** Whether another run's record may be a copy of this create: another owner's is theirs to keep. */
 function sameOwner(change, record) {
 	return change.mark === void 0 || readMark(record.description).owner === change.mark.owner;
 }
 /**
-* Whether the record shows what the change writes to `field`. A description under a mark is the
-* user's text (markProblem checks the mark); one without is sent as it is, so it is compared as
-* stored: a rollback puts back a description with its old mark, or takes a mark away.
+* A description under a mark is the user's text (markProblem checks the mark); one without is compared
+* as stored: a rollback puts back a description with its old mark, or takes a mark away.
 */
 function showsChange(change, field, record) {
 	const to = change.fields[field]?.to;
 	if (to === void 0) return true;
 	return change.mark === void 0 ? showsStored(field, to, record) : showsWritten(field, to, record);
 }
-/** The fields whose value the record does not show as the change writes it. */
 function mismatchedFields(change, record) {
 	return Object.keys(change.fields).filter((field) => !showsChange(change, field, record));
 }
 // dist/src/apply/dedupe-creates.js
 /**
-* Returns the outcomes with each create's outcome revised: unchanged when this run's record is the
-* one that stays and no copy is to be deleted; pointing at the surviving record once the copies are
-* deleted; a create whose outcome was unknown becomes done when its record is found, failed when
-* the read proves it absent. Reads the family only when this run created (or may have) something in it.
+* The outcomes with each create's revised: pointing at the survivor once copies are deleted; an
+* unknown one done when its record is found, failed when the read proves it absent. Reads the family
+* only when this run created (or may have) something in it.
 */
 async function dedupeCreates(client, input) {
 	const targets = input.outcomes.flatMap((outcome, index) => {
@@ -456,12 +429,10 @@ async function checkCopies(client, input, target, read) {
 	});
 }
 /**
-* A create the service answered, whose record the family's list read after it does not show: on
-* the real service, a config made through pipeline_frontend_apps_configs whose plugin is not a
-* frontend app is kept and listed under plugin_configs only. Left there, no plan would see it and
-* every apply (every heal) would make one more: it is deleted again, through the family whose list
-* shows it, and the create fails saying why. Undefined when no such list shows it (someone deleted
-* it since): the create stands, and a later plan shows what is missing.
+* An answered create its family's list does not show: the real service keeps a frontend-apps config
+* whose plugin is not a frontend app under plugin_configs only. Left there, no plan would see it and
+* every heal would make one more: it is deleted again through that list, and the create fails saying
+* why. Undefined when no such list shows it (deleted since): the create stands.
 */
 async function unlistedCreate(client, input, change, outcome, ownId) {
 	const { project, family } = input;
@@ -501,10 +472,8 @@ async function unlistedCreate(client, input, change, outcome, ownId) {
 	}
 }
 /**
-* The records of the create's config in `listing`, other than `ownId`, that earlier runs' creates of
-* it made (the run this one resumes, runs killed here lately: DedupeInput.earlierCreates), or may
-* have made, unanswered (never one that was there before they were sent). None when the list cannot
-* be read: the create's own record is taken back all the same.
+* The config's records in `listing` (but `ownId`) that earlier runs' creates made, or may have made
+* unanswered (never one there before they were sent). None when the list cannot be read.
 */
 async function earlierRecordsOfRun(client, input, change, listing, ownId) {
 	const creates = (input.earlierCreates ?? []).filter((create) => create.project === input.project && create.family === input.family && isRecordOfCreate(create, {
@@ -527,33 +496,24 @@ async function earlierRecordsOfRun(client, input, change, listing, ownId) {
 	}
 }
 /**
-* The one rule for "is this the record a create made": its name as the service stores it (a
-* trimming service shows "GeoIP " as "GeoIP"), and its plugin when known (on servers whose
-* plugin_configs list shows the frontend apps, a frontend app of the same name is another config,
-* not a copy). Apply's failed-create proof, resume's "done already" and rollback's lost create all
-* ask it.
+* The one rule for "is this the record a create made" (apply, resume, rollback): its name as the
+* service stores it ("GeoIP " trimmed), and its plugin when known (where plugin_configs shows the
+* frontend apps, a frontend app of the same name is another config).
 */
 function isRecordOfCreate(create, record) {
 	return (create.name === null ? record.name === null : showsText(create.name, record.name)) && (typeof create.plugin !== "number" || record.plugin === create.plugin);
 }
-/** Whether the record is of the create's config (`isRecordOfCreate`). */
 function isOfConfig(change, record) {
 	return isRecordOfCreate({
 		name: change.name,
 		plugin: change.fields.plugin?.to
 	}, record);
 }
-/**
-* Records made since the plan for the same config: same name and plugin, not listed at plan time,
-* and not a record this run made for another config.
-*/
+/** Records of the config made since the plan, not this run's for another config. */
 function copiesOf(records, change, input, ownId) {
 	return records.filter((record) => isOfConfig(change, record) && !input.knownIds.has(record.id) && (record.id === ownId || !input.createdByRun.has(record.id)) && (record.id === ownId || sameOwner(change, record)));
 }
-/**
-* Records another owner made since the plan for the same config (same name and plugin, that
-* owner's mark), lowest id first; none for a run without an owner, whose records carry no mark.
-*/
+/** Records of the config another owner made since the plan, lowest id first; none without an owner. */
 function rivalCreates(records, change, input) {
 	if (change.mark === void 0) return [];
 	return records.filter((record) => {
@@ -576,9 +536,8 @@ async function yieldToRival(client, input, outcome, rival, mine) {
 	};
 }
 /**
-* Deletes the copies one by one (through the run's writer), each one deleted added to `removed`; a
-* copy gone already (the other run that holds it deleted it first) is skipped. Stops at the first
-* that fails: that copy and why.
+* Deletes the copies one by one into `removed`; one gone already (its run deleted it first) is skipped.
+* Stops at the first that fails: that copy and why.
 */
 async function deleteCopies(client, input, ids, removed = []) {
 	const writer = input.writer ?? new RecordWriter(client, void 0);
@@ -593,7 +552,6 @@ async function deleteCopies(client, input, ids, removed = []) {
 		};
 	}
 }
-/** Deletes the copies, then sets the survivor's fields where they differ from the create's. */
 async function keepSurvivor(client, input, change, outcome, survivor, copies, words) {
 	const { project, family } = input;
 	const removedIds = [];
@@ -630,7 +588,6 @@ async function keepSurvivor(client, input, change, outcome, survivor, copies, wo
 	};
 }
 // dist/src/journal/journal-format.js
-/** Where a journal goes when --journal is not given: under the working directory, one per run. */
 const DEFAULT_JOURNAL_DIR = join(".pcsync", "journal");
 const JOURNAL_FORMAT = "pcsync-journal";
 /** The records a write touches, each with what was sent to it (a rearrange sends each its order). */
@@ -639,11 +596,6 @@ function sentTo(intent) {
 	const orders = intent.send.orders ?? {};
 	return Object.entries(orders).map(([id, order]) => [Number(id), { order }]);
 }
-/**
-* The validator of a journal line, precompiled by the build (scripts/build-validators.mjs); from
-* source (the tests) compiled at first use (src/precompiled.ts has the rule). A literal import, so
-* that the action's bundle holds the generated module.
-*/
 const getJournalLineValidator = await precompiledValidator(import("./journal-validator.generated.mjs"), "the journal validator", import.meta.url, async () => {
 	const { Ajv } = await import("./ajv2.mjs").then((m) => /* @__PURE__ */ __toESM(m.default, 1));
 	return () => new Ajv(JSON_FILE_AJV_OPTIONS).compile(readJsonFileSchema("journal"));
@@ -686,10 +638,7 @@ function imageWords(list) {
 		[`${list}[].match_action`]: "{path} is not an id or null"
 	};
 }
-/**
-* The journal's words for a line its schema (schemas/journal.schema.json) refuses, by the place of
-* the first error with list indexes left out (`before[].id`); `{path}` is that place in the line.
-*/
+/** The words for a line the schema refuses, by the error's place without indexes (`before[].id`). */
 const LINE_WORDS = {
 	command: "command is not apply, rollback or heal",
 	server: "server is missing",
@@ -717,13 +666,12 @@ const LINE_WORDS = {
 	...imageWords("before"),
 	...imageWords("records")
 };
-/** Where an error is: its JSON pointer, a missing property's own place included. */
+/** The error's JSON pointer, a missing property's own place included. */
 function errorPlace(error) {
 	return (error.keyword === "required" ? `${error.instancePath}/${String(error.params.missingProperty)}` : error.instancePath).split("/").slice(1);
 }
 /** The line's keys in the order a reader checks them: the first bad one is the one reported. */
 const KEY_ORDER = Object.keys(LINE_WORDS);
-/** The reason a line the schema refuses is refused, in the journal's words where it has them. */
 function describeLineProblem(errors) {
 	const rank = (error) => {
 		const index = KEY_ORDER.indexOf(errorPlace(error)[0] ?? "");
@@ -740,13 +688,12 @@ function describeLineProblem(errors) {
 	}
 	return describeSchemaErrors([first], "the line").message;
 }
-/** The header's format and version, said before the rest: a file of another kind or version. */
+/** Format and version are checked first: a file of another kind or version says so. */
 function checkHeaderKind(value, check) {
 	check(value.type === "header", "the first line is not a journal header");
 	check(value.format === JOURNAL_FORMAT, `this is not a pcsync journal (format is not "${JOURNAL_FORMAT}")`);
 	check(value.version === 1, `journal version ${String(value.version)} is not known to this pcsync`);
 }
-/** The line, checked against the journal's schema and the rules a schema cannot say. */
 function checkLine(value, check, first) {
 	if (first) checkHeaderKind(value, check);
 	else check(LINE_TYPES.includes(value.type), `unknown line type ${JSON.stringify(value.type)}`);
@@ -759,7 +706,6 @@ function checkLine(value, check, first) {
 	}
 	return line;
 }
-/** Parses and checks a journal's text (`path` names it in errors). */
 function parseJournal(text, path) {
 	refuseOtherKind(text, path, "journal");
 	const lines = text.split("\n");
@@ -851,7 +797,6 @@ function parseJournal(text, path) {
 }
 /** The largest journal read: a run of 20,000 writes keeps a few tens of MB. */
 const MAX_JOURNAL_BYTES = 268435456;
-/** Reads and checks a journal; `path` is relative to `cwd` and named as given in messages. */
 async function readJournal(path, cwd) {
 	const read = await readBoundedText(path, cwd, MAX_JOURNAL_BYTES);
 	if (read.problem !== void 0) throw new InputError("journal_unreadable", {
@@ -872,9 +817,8 @@ async function checkJournalExists(path, cwd) {
 }
 const NO_RUN_BYTES = 65536;
 /**
-* Whether the file at `path` is a journal whose run wrote nothing: absent, or without a complete
-* header line (killed while creating it). A run's header is on disk before its first write, so
-* such a run made no change.
+* Whether the journal's run wrote nothing: absent, or no complete header line. A run's header is on
+* disk before its first write, so such a run made no change.
 */
 async function holdsNoRun(path, cwd) {
 	try {
@@ -892,16 +836,11 @@ function checkJournalServer({ path, header }, server) {
 		server
 	});
 }
-/** The note a journal with a line cut off by a kill gets: it reads, without that line. */
 function tornLineNote(journal) {
 	if (journal.tornLines.length === 0) return void 0;
-	const lines = journal.tornLines.join(", ");
-	return `note: ${journal.path}: line ${lines} was cut off (the run was killed while writing it) and is ignored; the journal reads without it`;
+	return `note: ${journal.path}: line ${journal.tornLines.join(", ")} was cut off (the run was killed while writing it) and is ignored; the journal reads without it`;
 }
-/**
-* The newest journal under the default directory of an apply of the plan with this fingerprint:
-* what `apply --plan FILE --resume` finishes when no --journal is given.
-*/
+/** The newest apply journal of this plan in the default directory: what `--resume` finishes. */
 async function findJournalOfPlan(cwd, fingerprint) {
 	const names = await regularFilesIn(resolve(cwd, DEFAULT_JOURNAL_DIR), ".jsonl");
 	for (const name of names.sort().reverse()) {
@@ -910,10 +849,7 @@ async function findJournalOfPlan(cwd, fingerprint) {
 	}
 }
 // dist/src/journal/replay-journal.js
-/**
-* Whether `record` shows the empty `value` of `field` as the plugin's own text, as the journal
-* knows that text (a server that fills an empty name or description with it: posthog-2024).
-*/
+/** Whether `record` shows the empty `value` as the plugin's own text (posthog-2024 fills it in). */
 function showsPluginText(touched, field, value, record) {
 	if (!mayShowFilled(field, value)) return false;
 	const text = touched?.pluginTexts?.[field];
@@ -945,10 +881,9 @@ function createsSentBy(journal) {
 	});
 }
 /**
-* The records a create whose answer was lost may have made: of its config, in its family's list;
-* none there, in a list that also shows the family (posthog-2024 keeps a config asked of the
-* frontend apps whose plugin is none under plugin_configs, and lists it there only). Never one that
-* was there before it was sent. The rollback and the resume both ask it.
+* The records a lost create may have made (never one there before it was sent): in its family's
+* list; else in a list that also shows the family (posthog-2024 keeps a frontend-apps config whose
+* plugin is not one under plugin_configs, and lists it there only).
 */
 function recordsOfLostCreate(lost, current) {
 	const of = (family) => (current.families.find(ofFamily(lost.project, family))?.records ?? []).filter((record) => isRecordOfCreate(lost, record) && !lost.kept.includes(record.id));
@@ -1043,12 +978,10 @@ function hasTexts(texts) {
 	return texts !== void 0 && (texts.name !== void 0 || texts.description !== void 0);
 }
 /**
-* Gives the touched records the plugin's own texts where the journal lacks them and the lists do
-* not show them. A server that shows those texts for an empty name or description (posthog-2024)
-* leaves plugin_info out of its lists, so a before image read from a list holds the plugin's text
-* where the record holds nothing; only an answer to a write (the journal's outcome, lost when the
-* answer was) or a record read alone says it. The texts belong to the plugin: one record of it
-* says them for all. Where nothing says them, one record of the plugin is read alone.
+* Gives touched records the plugin's own texts where the journal lacks them. posthog-2024 shows them
+* for an empty name or description but leaves plugin_info out of lists, so a before image from a
+* list may hold the plugin's text; only a write's answer or a record read alone says it. One record
+* of a plugin says them for all; where nothing does, one record of it is read alone.
 */
 async function learnPluginTexts(client, replay, read, options) {
 	const pluginOf = (touched) => {

@@ -14,7 +14,7 @@ function describeFailure(error) {
 	if (error.code === void 0) return error.message;
 	return `${ERRNO_WORDS[error.code] ?? error.message} (${error.code})`;
 }
-/** A reader that goes away (`pcsync plan | head`) is not an error, and is not reported. */
+/** A reader that goes away (`pcsync plan | head`) is not an error. */
 function isQuietLoss(loss) {
 	return loss.error.code === "EPIPE";
 }
@@ -27,11 +27,7 @@ const io = withOutputEdge({
 	cwd: process.cwd()
 }, stopOnOutputLoss);
 const { edge } = io;
-/**
-* A command that only reads (plan, export, logs --follow...) stops as soon as nobody can read
-* its output: quietly for a reader that went away (`pcsync plan | head`), with one line otherwise.
-* apply and job go on (see OutputEdge.keepRunningFor) and say so when they end.
-*/
+/** A command that only reads stops once nobody can read its output; apply and job go on (keepRunningFor). */
 function stopOnOutputLoss(loss) {
 	if (edge.keepRunningFor !== void 0) return;
 	if (!isQuietLoss(loss)) edge.stderr.write(`pcsync: cannot write to ${loss.stream}: ${describeFailure(loss.error)}; stopped, the output is lost\n`);
@@ -57,7 +53,6 @@ process.exitCode = loss !== void 0 && (exitCode === 0 || exitCode === 2) ? 1 : e
 listenForStopSignals(() => process.exit());
 await Promise.all([stdout, stderr].map(drained));
 process.exit();
-/** Resolves once the stream has no write pending (or can take none: closed, failed). */
 function drained(stream) {
 	if (!stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
 	return new Promise((done) => {

@@ -6,7 +6,6 @@ function shellWord(path) {
 	return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 // dist/src/apply/run-error.js
-/** What a "no" (or Ctrl-C) at the question says, for apply and for rollback. */
 function cancelledMessage(what) {
 	return `${what} cancelled; nothing was changed.`;
 }
@@ -14,11 +13,10 @@ const APPLY_WORDS = {
 	command: "apply",
 	again: "run apply again"
 };
-/** The run's journal lines (describeJournalNext), last: what to run next is where the eye ends. */
+/** The journal lines (describeJournalNext) go last: what to run next is where the eye ends. */
 function endingWith(journal) {
 	return journal === void 0 ? "" : `\n${journal.trimEnd()}`;
 }
-/** Where a signal stopped a rollout, in words: "stopped by SIGINT …". */
 const STAGE_WORDS = {
 	check: "while its projects were read again, before its writes",
 	reread: "after its writes, before they were all read again",
@@ -42,7 +40,6 @@ const RUN_CODES = {
 			return `${words.command} incomplete: ${report.failed} failed, ${report.skipped} skipped, ${unknown}${report.done} done${unchecked}. ${next}; it continues from where this run stopped.${checkFirst}${endingWith(journal)}`;
 		}
 	},
-	/** Stopped by SIGINT or SIGTERM: the summary above says what was done and what was not started. */
 	interrupted: {
 		exit: ({ signal }) => SIGNAL_EXIT_CODES[signal],
 		message: (facts) => {
@@ -70,26 +67,19 @@ const RUN_CODES = {
 		exit: 1,
 		message: ({ what }) => cancelledMessage(what)
 	},
-	/**
-	* No terminal to ask on and no --auto-approve: refused before anything is read, as Terraform
-	* does, so that a cron job or `ssh host pcsync apply` never writes unapproved.
-	*/
+	/** Refused before anything is read, as Terraform does: cron or `ssh host pcsync apply` never write unapproved. */
 	approval_required: {
 		exit: 1,
 		message: ({ command }) => command === "apply" ? "apply needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, add --auto-approve (for CI and scripts), or save a plan with `pcsync plan --out FILE` and apply it with `pcsync apply --plan FILE` (a manifest with rollout: takes --auto-approve: its waves are not applied from a saved plan). Nothing was read or changed." : "rollback needs approval, and stdin is not a terminal to ask on. Run it on a terminal and answer `yes`, or review it with --dry-run and then add --auto-approve (for CI and scripts). Nothing was read or changed."
 	},
-	/**
-	* A rollout halted by a failed health check (`failing`: the projects): `rolledBack` with
-	* on_failure: rollback; else `undoneWaves` waves were rolled back, `undoneComplete` if wholly.
-	*/
+	/** `rolledBack`: on_failure: rollback; else `undoneWaves` were undone, `undoneComplete` if wholly. */
 	rollout_halted: {
 		exit: 4,
 		message: ({ wave, failing, rolledBack, undoneWaves, undoneComplete, byHand, again }) => `the rollout halted in wave "${wave}": ${plural(failing.length, "project")} failed the health check (${nounAndList(failing, "project")}); ${rolledBack ? "every wave applied was rolled back." : undoneWaves === 0 ? "nothing was rolled back (on_failure: halt)." : undoneComplete ? "the waves were rolled back." : byHand !== void 0 && byHand.length > 0 ? `the rollback is incomplete: records a wave wrote were changed since by someone else, and applying again would refuse again; look at them (--dry-run) and finish the rollback with ${byHand.join(", then ")} (it puts back the values from before the rollout over those changes), or by hand, then ${again}.` : `the rollback is incomplete: ${again}.`}`
 	},
 	/**
-	* The manifest's last rollout halted and a project it failed still holds the change (or, left out
-	* of a run that --project, --family or --shard narrow, may still hold it): a new
-	* rollout would find nothing to write in the waves done and go on to the later ones.
+	* The last rollout halted and a failed project (may) still hold the change: a new rollout would find
+	* nothing to write in the waves done and go on to the later ones.
 	*/
 	rollout_still_halted: {
 		exit: 4,
@@ -98,42 +88,30 @@ const RUN_CODES = {
 			return `${halted}. ${held.another === true ? "Applying it would write that change to the rest of the fleet with no healthy wave before it" : `Applying the same manifest again ${held.lastWave ? "would find nothing left to write and end as if the rollout had passed" : "would write the waves after it with no healthy wave before them"}`}, so it is refused: nothing was changed. ${fix.charAt(0).toUpperCase()}${fix.slice(1)}.`;
 		}
 	},
-	/** Before a wave's writes, what it writes changed since the run's plan was made: it is not written. */
 	rollout_changed: {
 		exit: 1,
 		message: ({ wave, reasons, again }) => `the rollout stopped before wave "${wave}": since the plan was made, ${reasons.length === 1 ? "this changed" : "these changed"} (someone else writing?):\n${reasons.map((reason) => `  ${reason}`).join("\n")}\nNothing of that wave or any later one was written; run \`pcsync plan\` to see the state as it is now, then ${again}.`
 	},
-	/**
-	* A rollout resumed from its journal completed, but this run's plan changes projects none of its
-	* waves still to finish took: nothing of them was written, and a new rollout writes them.
-	*/
+	/** A resumed rollout completed, but none of its waves left took projects this run's plan changes. */
 	rollout_left_out: {
 		exit: 1,
 		message: ({ journal, projects }) => `the rollout of ${journal} is complete, but it was planned by an earlier run, and none of its waves still to finish took ${projects}, where this run's plan has changes (the earlier run had other --project, --target or --exclude flags, their wave was judged healthy before they were made, or the records changed since): nothing of them was written. Apply the same manifest again: a new rollout writes them, from its first wave.`
 	},
-	/** After a wave's writes, projects still differ from the manifest: no later wave is written. */
 	rollout_not_as_planned: {
 		exit: 1,
 		message: ({ wave, projects, when, again }) => when === "written" ? `the rollout stopped in wave "${wave}": after its writes, ${nounAndList(projects, "project")} still ${projects.length === 1 ? "differs" : "differ"} from the manifest (someone else writing?); no later wave was written; run \`pcsync plan\`, then ${again}.` : `the rollout stopped in wave "${wave}": when its bake ended, ${nounAndList(projects, "project")} no longer held what the wave wrote to the plugin configs it judges (changed, deleted or rolled back during the bake?), so the wave was not judged; no later wave was written; run \`pcsync plan\`, then ${again} (the wave is written again and baked from there).`
 	}
 };
-/**
-* `still holds the change`, or for failing projects a narrowed run leaves out (`narrowed`: its flags),
-* `may still hold the change (--project leaves it out of this run, ...)`: they were not read.
-*/
+/** For failing projects a narrowed run leaves out (`narrowed`: its flags): they were not read. */
 function holdingTheChange(failing, narrowed) {
 	const one = failing.length === 1;
 	if (narrowed === void 0) return `still ${one ? "holds" : "hold"} the change`;
 	return `may still hold the change (${narrowed.includes(",") ? `${narrowed} leave` : `${narrowed} leaves`} ${one ? "it" : "them"} out of this run, so ${one ? "it is" : "they are"} not read: apply without ${narrowed} checks)`;
 }
-/** `pcsync rollback --journal A, then pcsync rollback --journal B`: the journals to undo, in order. */
 function undoCommands(journals) {
 	return journals.map((path) => `pcsync rollback --journal ${path}`).join(", then ");
 }
-/**
-* A halt that still holds, in the words both apply's refusal and plan's notice use: what halted and
-* what the failing projects hold (`halted`), and what lifts it (`fix`, lower case, no full stop).
-*/
+/** Words of apply's refusal and plan's notice; `fix` is lower case, without a full stop. */
 function haltWords(held) {
 	const { failing, undo } = held;
 	const one = failing.length === 1;
@@ -148,7 +126,6 @@ function haltWords(held) {
 		fix: `fix the change in the manifest (a new change starts a new rollout; a new rollout: block alone does not)${undoing}, and this manifest rolls out again from its first wave`
 	};
 }
-/** A run that writes (apply, rollback, a rollout) and did not carry out the whole plan, or never started. */
 var RunError = class extends PcsyncError {
 	facts;
 	constructor(code, facts) {

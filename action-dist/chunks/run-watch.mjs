@@ -16,7 +16,6 @@ import { runInNewContext } from "node:vm";
 function modesOf(desired, fallback) {
 	return new Map(desired.families.map((family) => [familyKey(family.project, family.family), family.drift ?? fallback]));
 }
-/** A family's part of a plan (or of a project's plan): its changes and its reorder. */
 function findingOf(plan, project, family) {
 	return {
 		project,
@@ -29,10 +28,6 @@ function findingOf(plan, project, family) {
 function changeKey(item) {
 	return item.action === "create" || item.action === "reorder" ? `${item.action}\u0000${item.name}` : `${item.action}\u0000${item.id}`;
 }
-/**
-* Applies the plan of the families in heal (those no guard refuses) and says, family by family,
-* what drift is left, what heal did, and what a guard refused.
-*/
 async function healPlan(client, plan, current, modes, options) {
 	const byFamily = (item) => familyKey(item.project, item.family);
 	const guardsByFamily = groupBy(plan.guards, byFamily);
@@ -103,14 +98,9 @@ async function healPlan(client, plan, current, modes, options) {
 	};
 }
 /**
-* A project's drift as soon as its plan is known, before the cycle ends (the cycle reads and plans
-* every project before it reports, so at 1,000 projects an edit read early in a cycle would wait
-* for the whole read, and cycles back to back for the next, before its gauge moved). The drift
-* counts of a project's freshly made plan that the cycle's end will report unchanged:
-* each family not in heal (nothing this cycle writes changes its drift), and each family in heal
-* that is in sync. A family in heal that drifts is left out: what remains after heal is known only
-* once heal has run. Nothing for a project whose plan has errors (the cycle then fails and makes
-* no plan); a config that another owner's record refuses (`refused`) still leaves a plan.
+* A project's drift as soon as its plan is known, so that at 1,000 projects a gauge need not wait for
+* the whole read. Only counts the cycle's end reports unchanged: a drifting family in heal is left out
+* (what heal leaves is known only after it), and a project with errors gives none (the cycle fails).
 */
 function earlyDriftOf(part, desired, fallback) {
 	const counts = /* @__PURE__ */ new Map();
@@ -128,12 +118,7 @@ function earlyDriftOf(part, desired, fallback) {
 	}
 	return counts;
 }
-/** The longest a flapping record is left alone before heal tries it again. */
 const MAX_FLAP_BACKOFF_MS = 36e5;
-/**
-* A record as heal meets it from cycle to cycle: an update by its id; a create or a delete by its
-* name (a record deleted each cycle comes back with a new id, and one created each cycle too).
-*/
 function recordKey(change) {
 	const record = change.action === "update" ? `id:${change.id}` : `${change.action}:${change.name}`;
 	return `${familyKey(change.project, change.family)}\u0000${record}`;
@@ -142,15 +127,10 @@ var FlapTracker = class {
 	#firstBackoffMs;
 	#now;
 	#records = /* @__PURE__ */ new Map();
-	/**
-	* @param firstBackoffMs how long a record is first left alone (the watcher gives two intervals)
-	* @param now the monotonic clock (tests)
-	*/
 	constructor(options) {
 		this.#firstBackoffMs = Math.min(options.firstBackoffMs, MAX_FLAP_BACKOFF_MS);
 		this.#now = options.now ?? monotonicNow;
 	}
-	/** Takes the changes of records still in their backoff out of the plan heal applies. */
 	hold(plan) {
 		const now = this.#now();
 		const held = /* @__PURE__ */ new Map();
@@ -176,10 +156,7 @@ var FlapTracker = class {
 			held
 		};
 	}
-	/**
-	* Learns from what heal did this cycle, and returns the findings with the changes left alone put
-	* back among the drift (they are drift: only heal leaves them) and each family's flapping records.
-	*/
+	/** Puts the changes left alone back among the drift (only heal leaves them), with the flapping records. */
 	observe(findings, held) {
 		const now = this.#now();
 		const watched = new Set(findings.map((finding) => familyKey(finding.project, finding.family)));
@@ -237,23 +214,18 @@ var FlapTracker = class {
 		});
 	}
 };
-/** `4 s`, `2 min`, `1 h`: a backoff in words. */
+/** `4 s`, `2 min`, `1 h`. */
 function describeBackoff(ms) {
 	if (ms < 12e4) return `${Math.round(ms / 1e3)} s`;
 	if (ms < 72e5) return `${Math.round(ms / 6e4)} min`;
 	return `${Math.round(ms / 36e5)} h`;
 }
 // dist/src/watch/watch-events.js
-/**
-* Which records drift: a record is its id (a create's name, as it has none) and what would be done
-* to it. Further edits of a record already drifting are the same drift, not a new one.
-*/
 function driftSignature(changes, reorder) {
 	const records = changes.map((change) => change.id === null ? `${change.action}:new:${change.name}` : `${change.action}:${change.id}`);
 	for (const move of reorder?.moves ?? []) records.push(`move:${move.id}`);
 	return records.sort().join("\n");
 }
-/** A family's event; its summary counts the changes as the JSON plan's summary does. */
 function familyEvent(event, { project, family }, changes, reorder, at, message) {
 	return {
 		event,
@@ -276,16 +248,12 @@ function cycleEvent(event, message, at) {
 		message
 	};
 }
-/** Remembers each family's drift and refusals, and the cycle's failure, across cycles. */
 var EventTracker = class {
 	#drift = /* @__PURE__ */ new Map();
 	#refused = /* @__PURE__ */ new Map();
 	#failure;
 	#invalid;
-	/**
-	* A cycle that read and planned: the events its findings call for, and a cycle_failed when some
-	* of its heal failed (`failure`), once per stretch of such cycles.
-	*/
+	/** `failure`: some of its heal failed, a cycle_failed once per stretch of such cycles. */
 	observeCycle(findings, at, failure) {
 		this.#invalid = void 0;
 		const events = [];
@@ -336,13 +304,13 @@ var EventTracker = class {
 		else appendAll(events, this.observeFailure(failure, at));
 		return events;
 	}
-	/** A cycle that failed (the service down, a plan error): one event per stretch of failures. */
+	/** One event per stretch of failures. */
 	observeFailure(message, at) {
 		const first = this.#failure === void 0;
 		this.#failure = message;
 		return first ? [cycleEvent("cycle_failed", message, at)] : [];
 	}
-	/** A manifest that failed validation: one event per broken version (its errors). */
+	/** One event per broken version of the manifest. */
 	observeInvalid(errors, at) {
 		const signature = errors.join("\n");
 		if (this.#invalid === signature) return [];
@@ -350,61 +318,45 @@ var EventTracker = class {
 		return [cycleEvent("manifest_invalid", describeManifestErrors(errors), at)];
 	}
 };
-/** Why heal leaves records alone, and for how long, in words. */
 function describeFlapping(started) {
 	return `healed in 3 cycles in a row: something else keeps changing it; heal leaves it alone, then tries once more (each time it flaps again, twice as long, up to 1 h):\n${started.map(({ change, backoffMs }) => `${change.name === null ? "a record without a name" : JSON.stringify(change.name)}${change.id === null ? "" : ` (id ${change.id})`}: left alone for ${describeBackoff(backoffMs)}`).join("\n")}`;
 }
-/** The first errors of a manifest, with file:line, and how many more there are. */
 function describeManifestErrors(errors, shown = 5) {
 	const more = errors.length > shown ? `\n(and ${errors.length - shown} more)` : "";
 	return `the manifest failed validation; nothing was written:\n${errors.slice(0, shown).join("\n")}${more}`;
 }
 // dist/src/watch/record-cycle.js
 /**
-* `plan --detailed-exitcode`'s code for what the cycle found: 1 error, 3 refused, 2 drift, 0 in sync.
-* 3 says that a guard refused some family's heal (that family got no write), also where heal wrote
-* to the other families: what is left needs a person, as apply's refusal does; it is not an error.
+* `plan --detailed-exitcode`'s codes. 3 even where heal wrote to other families: a refused family needs
+* a person, as apply's refusal does; it is not an error.
 */
 function exitCodeOf(report) {
 	if (report.result === "failed" || report.result === "invalid_manifest") return 1;
 	if (report.result === "guarded") return 3;
 	return totalsOf(report).changes > 0 ? 2 : 0;
 }
-/** Keeps the metrics and the event memory across cycles. */
 var CycleRecorder = class {
 	#metrics;
 	#tracker = new EventTracker();
-	/**
-	* The families with series of their own: the last cycle's, and those whose drift was shown since
-	* as projects were planned; and the projects with a last-success time. Those that leave lose them.
-	*/
+	/** The families and projects with series of their own: those that leave the manifest lose them. */
 	#families = /* @__PURE__ */ new Map();
 	#projects = /* @__PURE__ */ new Set();
-	/** The projects the cycle in progress has read and planned so far (showProjectDrift). */
 	#plannedThisCycle = /* @__PURE__ */ new Set();
 	#ready = false;
-	/** The last cycle to end met an internal error, and no cycle has completed cleanly since. */
 	#internalError = false;
 	constructor(metrics) {
 		this.#metrics = metrics;
 	}
-	/**
-	* A cycle has completed with a valid manifest, and none has met an internal error since the
-	* last that completed (for /readyz): a watcher that hits a bug in pcsync every cycle is not ready.
-	*/
+	/** A watcher that hits a bug in pcsync every cycle is not ready. */
 	get ready() {
 		return this.#ready && !this.#internalError;
 	}
-	/** Why /readyz fails, in words. */
 	get notReadyReason() {
 		return this.#internalError ? "the last cycle met an internal error (see the log; please report it)" : "no cycle has completed with a valid manifest yet";
 	}
 	/**
-	* Shows a project's drift while its cycle is still running (see earlyDriftOf): what a cycle
-	* sees is in the metric as soon as it is seen, not once every project is read. These are real
-	* observations: a cycle that fails later (another project's read or plan) leaves them as they
-	* are, as it leaves the values of the projects it did not get to; and the series is remembered,
-	* so the next cycle that completes removes it if its family has left the manifest.
+	* A project's drift while its cycle still runs (earlyDriftOf). Real observations: a cycle failing
+	* later leaves them, and the next complete cycle removes a series whose family left the manifest.
 	*/
 	showProjectDrift(counts) {
 		for (const [key, { project, family, changes }] of counts) {
@@ -419,7 +371,6 @@ var CycleRecorder = class {
 			this.#plannedThisCycle.add(project);
 		}
 	}
-	/** Updates the metrics with the cycle, and returns the events it calls for. */
 	record(report, durationMs, at) {
 		const metrics = this.#metrics;
 		const when = at.toISOString();
@@ -481,26 +432,18 @@ const HELD_FOR_ROLLOUT = "not healed: with `rollout:`, heal only puts back what 
 var RolloutHold = class {
 	/** Family key -> the fingerprint of the manifest's family heal puts it back to. */
 	#learnt = /* @__PURE__ */ new Map();
-	/** Family key -> the version it is in sync with now, and since when (continuously). */
 	#inSyncSince = /* @__PURE__ */ new Map();
 	/** The last cycle held a family: a rollout may be under way, so nothing is learnt from it. */
 	#holding = false;
 	#settleMs;
 	#now;
-	/**
-	* The longest bake the manifest has said since the watcher started: a rollout keeps the bake it
-	* started with, so a bake shortened in the file meanwhile must not shorten the wait.
-	*/
+	/** The longest bake since start: a rollout keeps its bake, though the file shortens it meanwhile. */
 	#bakeMs = 0;
-	/** `settleMs`: --rollout-settle; `now`: the monotonic clock (tests). */
 	constructor(options) {
 		this.#settleMs = options.settleMs;
 		this.#now = options.now ?? monotonicNow;
 	}
-	/**
-	* The families in heal that heal must leave alone this cycle, as refusals: with `rollout:` in
-	* the manifest, those with drift whose manifest differs from the one last seen in sync.
-	*/
+	/** As refusals: the drifting families in heal whose manifest is not the one learnt in sync. */
 	held(plan, desired, modes) {
 		this.#holding = false;
 		if (desired.rollout === void 0) return [];
@@ -521,12 +464,9 @@ var RolloutHold = class {
 		return held;
 	}
 	/**
-	* Learns the manifest of each family the cycle left in sync (as found, or as healed) once it has
-	* been in sync with it for the rollout's bake and the settle time, in cycles that held nothing. A
-	* change part-way through its rollout leaves the projects of its first waves in sync with it and
-	* holds the rest, and its last wave leaves all in sync while it bakes and is judged: were either
-	* learnt, a wave rolled back after a failed health check would be healed straight back to the
-	* change that failed. So a cycle that holds a family starts every count again.
+	* Learns a family's manifest once in sync with it for the bake and settle time, in cycles that held
+	* nothing: a rollout under way, or its last wave baking, is in sync too, and learnt then, a wave
+	* rolled back after a failed health check would be healed straight back to the change that failed.
 	*/
 	observe(findings, desired) {
 		this.#bakeMs = Math.max(this.#bakeMs, desired.rollout?.bakeMs ?? 0);
@@ -555,7 +495,6 @@ var RolloutHold = class {
 	}
 };
 // dist/src/watch/run-cycle.js
-/** A cycle that ended before it read and planned: nothing found, nothing healed. */
 function endedEarly(result, problems, manifestValid) {
 	return {
 		result,
@@ -568,7 +507,7 @@ function endedEarly(result, problems, manifestValid) {
 		interrupted: false
 	};
 }
-/** Runs cycles; remembers what it printed, so that unchanged manifest warnings are not repeated. */
+/** Remembers what it printed, so that unchanged manifest warnings are not repeated. */
 var CycleRunner = class {
 	#settings;
 	#printedDiagnostics = "";
@@ -606,11 +545,7 @@ var CycleRunner = class {
 			};
 		}
 	}
-	/**
-	* Why this version of the manifest cannot be watched with the client made at the start, for the
-	* server its server.base_url named then: it names another (compared as the client would use it,
-	* a trailing slash or `/api` aside), none, or one pcsync refuses. Shown without any credentials.
-	*/
+	/** Compared as the client would use it (a trailing slash or `/api` aside), shown without credentials. */
 	#serverMoved(desired) {
 		const { client } = this.#settings;
 		const connected = `this watcher connected to ${client.base.display} when it started: nothing is read or healed until it is restarted (or the manifest names that server again)`;
@@ -677,9 +612,8 @@ var CycleRunner = class {
 		};
 	}
 };
-/** How often a change not yet stable is read again between cycles: a few times per --manifest-settle. */
+/** How often per --manifest-settle a change not yet stable is read again between cycles. */
 const SAMPLES_PER_WAIT = 4;
-/** The digest of the manifest files and var files the flags name, as `loadManifests` would read them. */
 async function digestManifestFiles(files, varFiles, cwd) {
 	const hash = createHash("sha256");
 	const [manifests, vars] = await Promise.all([readManifestSources(files, cwd), readVarFiles(varFiles, cwd)]);
@@ -687,11 +621,7 @@ async function digestManifestFiles(files, varFiles, cwd) {
 	for (const problem of [...manifests.errors, ...vars.errors]) hash.update(`!${problem.file}:${problem.message}\n`);
 	return hash.digest("hex");
 }
-/**
-* Remembers the stable manifest and the change that may replace it. `current()` is what a cycle
-* plans with; between cycles, `nextCheckAt()` and `check()` let the loop read a change again until
-* it is stable, and start a cycle then rather than an interval later.
-*/
+/** Between cycles, `nextCheckAt()` and `check()` let the loop start a cycle once a change is stable. */
 var StableManifest = class {
 	#reader;
 	#options;
@@ -707,14 +637,10 @@ var StableManifest = class {
 		this.#options = options;
 		this.#now = options.now ?? monotonicNow;
 	}
-	/** A change is waiting to become stable. */
 	get pending() {
 		return this.#candidate !== void 0;
 	}
-	/**
-	* The manifest a cycle uses. The first one is used as read (the operator has just started the
-	* watcher, as they would run apply); after that, a changed one only once it is stable.
-	*/
+	/** The first is used as read (the operator has just started the watcher, as they would run apply). */
 	async current() {
 		if (this.#options.once === true) return this.#reader.load();
 		if (this.#stable === void 0) return this.#first();
@@ -745,7 +671,6 @@ var StableManifest = class {
 		}
 		return this.#stable.result;
 	}
-	/** When the loop should read a change again (undefined: no change is waiting). */
 	nextCheckAt() {
 		const candidate = this.#candidate;
 		if (candidate === void 0 || candidate.digest === this.#tried) return void 0;
@@ -753,7 +678,7 @@ var StableManifest = class {
 		const due = candidate.since + stableForMs;
 		return Math.min(due, candidate.lastRead + Math.max(1, Math.ceil(stableForMs / SAMPLES_PER_WAIT)));
 	}
-	/** Reads the files again; true when a change is now stable, so that a cycle should use it. */
+	/** True when a change is now stable, so that a cycle should use it. */
 	async check() {
 		const candidate = this.#candidate;
 		if (candidate === void 0) return false;
@@ -781,7 +706,6 @@ var StableManifest = class {
 		};
 		return result;
 	}
-	/** Takes in one read: the stable content, the change not yet stable, or a new change. */
 	#observe(digest) {
 		const now = this.#now();
 		if (digest === this.#stable?.digest) {
@@ -799,11 +723,6 @@ var StableManifest = class {
 };
 // dist/src/watch/watch-loop.js
 var WatchLoop = class {
-	/**
-	* When the loop started, when the last cycle ended (undefined before the first) and when the one
-	* running started (undefined between cycles), on the loop's monotonic clock: not epoch ms, so that
-	* a step of the wall clock neither stretches nor skips a wait, nor fails /healthz.
-	*/
 	startedAt;
 	lastCycleEndedAt;
 	cycleStartedAt;
@@ -826,7 +745,6 @@ var WatchLoop = class {
 		this.#triggered = true;
 		this.#wake?.();
 	}
-	/** The wait from one cycle's start to the next's: the interval, spread by the jitter. */
 	nextDelayMs() {
 		const { intervalMs, jitterShare } = this.#options;
 		return Math.max(0, intervalMs * (1 + jitterShare * (2 * this.#random() - 1)));
@@ -851,7 +769,6 @@ var WatchLoop = class {
 			await this.#wait(started + this.nextDelayMs());
 		}
 	}
-	/** Sleeps until `due`, or less when an early check says a cycle should start now. */
 	async #wait(due) {
 		const { early, stop } = this.#options;
 		while (!stop.aborted && !this.#triggered) {
@@ -868,21 +785,20 @@ var WatchLoop = class {
 		const delay = at - this.#now();
 		if (delay <= 0 || this.#options.stop.aborted) return Promise.resolve();
 		return new Promise((done) => {
-			const cancel = setLongTimeout(() => {
+			const wake = () => {
 				this.#wake = void 0;
 				done();
-			}, delay);
+			};
+			const cancel = setLongTimeout(wake, delay);
 			this.#wake = () => {
 				cancel();
-				this.#wake = void 0;
-				done();
+				wake();
 			};
 		});
 	}
 };
 // dist/src/watch/watch-metrics.js
 var import_prom_client = require_prom_client();
-/** How a cycle ended, as `pcsync_cycles_total{result}` counts it. */
 const CYCLE_RESULTS = [
 	"ok",
 	"failed",
@@ -930,11 +846,9 @@ function createWatchMetrics(options = { processMetrics: true }) {
 		registers
 	});
 	const metrics = {
-		/** The run's secrets: label values come from manifests and the service, so the text is redacted. */
+		/** Label values come from manifests and the service, so the text is redacted. */
 		secrets: options.secrets ?? new SecretRegistry(),
-		/** pcsync's own metrics, alone: what `--metrics-file` writes for node_exporter's textfile collector. */
 		registry,
-		/** The process metrics prom-client collects (CPU, memory, event loop, ...), on `/metrics` only. */
 		processRegistry,
 		driftChanges: gauge("pcsync_drift_changes", "Changes a plan would make now in this project and family (0: in sync).", ["project", "family"]),
 		lastSuccess: gauge("pcsync_last_success_timestamp_seconds", "When a cycle last read and planned this project without error (Unix time).", ["project"]),
@@ -949,28 +863,21 @@ function createWatchMetrics(options = { processMetrics: true }) {
 		healFlapping: gauge("pcsync_heal_flapping", "Records heal leaves alone for now, as something else keeps changing them back (healed in 3 cycles in a row).", ["project", "family"]),
 		manifestValid: gauge("pcsync_manifest_valid", "1 when the manifest last read passed validation, 0 when it did not."),
 		requests: counter("pcsync_requests_total", "Requests sent to the service (retries included), by method and status; status error: no response.", ["method", "status"]),
-		/**
-		* When the last attempt at a request ended (the loop's monotonic clock): a long cycle that is
-		* still getting answers is alive (/healthz), however long it has run.
-		*/
+		/** When the last request attempt ended (monotonic): a long cycle still getting answers is alive. */
 		progress: { lastAttemptAt: void 0 }
 	};
 	for (const result of CYCLE_RESULTS) metrics.cycles.inc({ result }, 0);
 	return metrics;
 }
-/** The text `/metrics` serves: pcsync's metrics, then the process metrics; redacted. */
 async function renderMetrics(metrics) {
 	const text = `${await metrics.registry.metrics()}${await metrics.processRegistry.metrics()}`;
 	return metrics.secrets.redact(text).text;
 }
 // dist/src/watch/watch-server.js
 /**
-* Why the loop is stuck, or undefined while it is healthy: a cycle has ended (or the loop started)
-* within three intervals, or the cycle in progress started within three intervals and the time its
-* requests can take. A service that hangs holds a cycle for every attempt's timeout and retries
-* (283 s at --interval 1m); that is a failed cycle to come, not a watcher to restart, which would
-* forget what heal has learnt. Only a cycle that has had no answer for longer than anything one
-* request explains is stuck; a long heal that keeps getting answers is not.
+* A hanging service holds a cycle for every timeout and retry (283 s at --interval 1m): a failed cycle
+* to come, not a watcher to restart (which forgets what heal learnt). Only a cycle without an answer
+* for longer than three intervals and one request's bound is stuck.
 */
 function stuckReason(state) {
 	const now = (state.now ?? monotonicNow)();
@@ -1041,10 +948,7 @@ async function startWatchServer(address, metrics, health) {
 // dist/src/watch/run-watch.js
 /** How long a stop waits for webhook deliveries still queued. */
 const WEBHOOK_DRAIN_MS = 1e4;
-/**
-* Runs until SIGTERM or SIGINT (exit 0 once the cycle in progress, and its writes, have finished)
-* or, with --once, for one cycle (exit with plan --detailed-exitcode's codes).
-*/
+/** Runs until SIGTERM or SIGINT, or with --once for one cycle (exit with plan --detailed-exitcode's codes). */
 async function runWatch(settings, parts, io) {
 	const metrics = createWatchMetrics({
 		processMetrics: true,
@@ -1148,10 +1052,8 @@ async function runWatch(settings, parts, io) {
 	return 0;
 }
 /**
-* SIGTERM and SIGINT stop the loop: the cycle in progress finishes its writes in flight and starts
-* no new request; a second one exits at once. SIGHUP reads the manifest again and starts a cycle now.
-* One that came while the watcher started asked for what its first cycle does anyway (read the
-* manifest); one while it stops, or drains its webhooks, has no cycle left to start: it is ignored.
+* SIGTERM and SIGINT stop the loop after the writes in flight; a second exits at once. SIGHUP starts a
+* cycle now; one while starting is what the first cycle does anyway, one while stopping is ignored.
 */
 function handleSignals(io, stop, loop, earlyHangUp) {
 	let received;
@@ -1181,7 +1083,6 @@ function handleSignals(io, stop, loop, earlyHangUp) {
 	if (earlyHangUp?.() === true) io.stderr.write("pcsync watch: SIGHUP received while starting: the first cycle reads the manifest\n");
 	return {
 		received: () => received,
-		/** The loop has ended: a stop signal is no longer this run's (a second one ends it as before). */
 		stopListening: () => {
 			stopping = true;
 			for (const [name, handler] of stopHandlers) process.off(name, handler);
@@ -1193,7 +1094,6 @@ function handleSignals(io, stop, loop, earlyHangUp) {
 	};
 }
 let collect;
-/** Collects the garbage of the cycle that just ended: the full collection V8 makes on request. */
 function compactHeap() {
 	if (collect === void 0) setFlagsFromString("--expose-gc");
 	collect ??= globalThis.gc ?? runInNewContext("gc");

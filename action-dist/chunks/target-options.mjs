@@ -6,10 +6,8 @@ import { o as familyOption } from "./common-manifest.mjs";
 const CONFIG_ID = /^\d{1,15}$/;
 const NAMES_SHOWN = 20;
 /**
-* Finds the record: a numeric `--config` is an id (checked to exist), anything else a name that
-* must match exactly one record. Without --family, every family in `searched` is looked in; where
-* one record is listed in several (posthog-2024 servers list frontend apps in plugin_configs too;
-* ids are the service's, unique across families), the first of `searched` is its family.
+* A numeric `--config` is an id, anything else a name matching exactly one record. A record listed in
+* several of `searched` (posthog-2024 lists frontend apps in plugin_configs too) is of the first.
 */
 async function findConfigRecord(client, target, searched) {
 	const families = target.family === void 0 ? searched : [target.family];
@@ -102,7 +100,7 @@ function describeNames(lists) {
 	}).join("; ");
 }
 const SCOPED_KEY_REFUSAL = "does not support Personal API Key access";
-/** A refusal the bare status does not explain becomes one that says what to do; others pass as they are. */
+/** A refusal the bare status does not explain becomes one that says what to do. */
 function explainRefusal(error, action) {
 	if (isApiError(error, 403) && error.serviceError?.detail.includes(SCOPED_KEY_REFUSAL)) return new InputError("scoped_key_refused", {
 		refusal: error,
@@ -112,9 +110,8 @@ function explainRefusal(error, action) {
 }
 // dist/src/cli/target-options.js
 /**
-* Adds `--project`, `--config` and `--family`. They are checked by `readTarget` rather than made
-* commander's required options: commander reports a missing required option before an unknown
-* one, so `--projcet 1` would say "--project not specified" instead of suggesting the right name.
+* Checked by `readTarget`, not made required: commander reports a missing required option before an
+* unknown one, so `--projcet 1` would say "--project not specified" instead of suggesting the name.
 */
 function addTargetOptions(command) {
 	return command.option("--project <id>", "the project holding the config (required)").addOption(familyOption("the family of the config (default: both are searched; needed only when a name is in both)", { repeatable: false })).option("--config <name|id>", "the config: its name, or its numeric id (required)");
@@ -128,7 +125,6 @@ function readTarget(flags) {
 		config
 	};
 }
-/** A flag the command cannot run without; `example` shows the user what to add. */
 function requireFlag(value, flag, example) {
 	if (value === void 0 || value.trim() === "") throw new InputError("usage", `${flag} is required (e.g. ${example})`);
 	return value;
@@ -136,10 +132,7 @@ function requireFlag(value, flag, example) {
 function describeRecord(record) {
 	return record.name === null ? `config ${record.id}` : `${quoteServerText(record.name)} (id ${record.id})`;
 }
-/**
-* Connects, finds the record `target` names (see findConfigRecord), and runs `act` on it; a refusal
-* of the key is explained as one of `action` (explainRefusal). The client is closed at the end.
-*/
+/** A refusal of the key is explained as one of `action` (explainRefusal). */
 async function actOnConfigRecord(target, searched, run, act) {
 	const client = await createClientFromFlags(run.flags, run.io);
 	try {

@@ -3,29 +3,26 @@
 const PROFILE_NAMES = ["seed", "posthog-2024"];
 const PROFILES = {
 	seed: {
-		/** "disjoint": a record belongs to the family it was created through; "overlapping": plugin_configs
-		* shows every config, pipeline_frontend_apps_configs those of frontend apps. */
+		/** "overlapping": plugin_configs shows every config, pipeline_frontend_apps_configs those of
+		* frontend apps; "disjoint": the family a record was created through. */
 		families: "disjoint",
 		/** "soft-delete" sets deleted and disables; "disable" only sets enabled false. */
 		deleteMode: "soft-delete",
-		/** Status of DELETE on an unknown id. */
 		deleteUnknownStatus: 404,
-		/** What the keys of a rearrange body name. */
 		rearrangeKeyedBy: "config",
-		/** Whether scoped keys (anything but unscoped or exactly ["*"]) are refused on rearrange, job, frontend. */
+		/** Scoped keys (anything but unscoped or exactly ["*"]) refused on rearrange, job, frontend. */
 		refusesScopedKeysOnActions: false,
 		pluginWritableOnUpdate: true,
-		/** Whether name and description are stored trimmed (trim-as-service.ts), as DRF's CharField does. */
+		/** Name and description stored trimmed, as DRF's CharField does. */
 		trimsText: false,
-		/** Whether a null or "" name/description is replaced by the plugin's own on output. */
+		/** A null or "" name/description replaced by the plugin's own on output. */
 		fallsBackToPluginText: false,
-		/** Whether list and rearrange responses carry plugin_info; without it they send null there. */
+		/** Without it list and rearrange responses send null there. */
 		pluginInfoInCollections: true,
 		jobResponse: "record",
-		/** Whether create and update also take form-encoded and multipart bodies, not only JSON. */
+		/** Form-encoded and multipart bodies too, on create and update. */
 		acceptsFormBodies: false,
-		/** How `config` is written in responses: the seed interface's string, or the JSON object the real
-		* service's serializer returns (`{}` when empty). */
+		/** The seed interface's string, or the object the real serializer returns (`{}` when empty). */
 		configAs: "string",
 		retryAfterHeader: true
 	},

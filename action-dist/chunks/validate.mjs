@@ -4,12 +4,8 @@ import { E as InputError, k as plural, n as newCommand } from "./common-program.
 import { B as formatSource, m as printDiagnostics, n as addManifestOption, s as formatOption, t as TEXT_OR_JSON, u as loadManifest } from "./common-manifest.mjs";
 // dist/src/cli/commands/validate.js
 /**
-* `validate --format json`: one document on stdout, whether the manifest is valid or not. Version 1:
-* `{version, valid, files, summary: {projects, configs, errors, warnings}, diagnostics: [{file,
-* line, col, severity, message}]}`; projects and configs are null when the manifest is invalid,
-* line and col 0 for a problem of a whole file; errors come before warnings, each in file order.
-* `resolvedAtPlanTime: [{set, file, line}]` names the project sets that say `projects: all`: their
-* projects are read at plan time, so the counts hold only the projects the manifest names.
+* `validate --format json`, whether the manifest is valid or not; line and col are 0 for a problem of
+* a whole file. The counts hold only the projects the manifest names, not those of `projects: all`.
 */
 function validationDocument(result) {
 	const value = result.errors.length === 0 ? result.value : void 0;
@@ -38,7 +34,6 @@ function validationDocument(result) {
 	};
 	return `${JSON.stringify(document, null, 2)}\n`;
 }
-/** The project sets that say `projects: all`, resolved only at plan time. */
 function setsOfAllProjects(desired) {
 	return desired?.unresolved?.sets.filter((set) => set.projects === "all") ?? [];
 }

@@ -14,7 +14,7 @@ const MAX_JITTER_PERCENT = 50;
 /** A change held back longer than this would in practice never be used. */
 const MAX_MANIFEST_SETTLE_MS = 36e5;
 const MAX_ROLLOUT_SETTLE_MS = 864e5;
-/** A flag's duration from `min` to `max` ms (a bare `0` is 0 ms), or undefined. */
+/** A bare `0` is 0 ms. */
 function durationWithin(min, max) {
 	return (value) => {
 		const ms = value.trim() === "0" ? 0 : parseDuration(value);

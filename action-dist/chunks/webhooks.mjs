@@ -8,10 +8,10 @@ import { createHmac, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 // dist/src/notify/webhook-payload.js
 const WEBHOOK_FORMATS = ["json", "slack"];
-/** Changes a Slack message lists before "and N more": a message is read, not parsed. */
+/** A message is read, not parsed. */
 const SLACK_CHANGE_LINES = 10;
 const SLACK_VALUES = { maxValueChars: 80 };
-/** `~ update "GeoIP" (id 12): enabled: true → false`: one change on one line. */
+/** `~ update "GeoIP" (id 12): enabled: true → false` */
 function describeChange(change) {
 	const id = change.id === null ? "" : ` (id ${change.id})`;
 	const fields = change.action === "update" ? `: ${Object.entries(change.fields).map(([field, value]) => value === void 0 ? "" : formatFieldChange(field, value, SLACK_VALUES).map((span) => span.text).join("")).join("; ")}` : "";
@@ -31,7 +31,7 @@ const SUMMARY_WORDS = {
 		reorder: "moved"
 	}
 };
-/** `1 to create, 2 to update` (for healed: `1 created, 2 updated`): the summary's non-zero counts. */
+/** `1 to create, 2 to update` (for healed: `1 created, 2 updated`). */
 function describeSummary(event) {
 	const words = SUMMARY_WORDS[event.event === "healed" ? "done" : "pending"];
 	return [
@@ -42,15 +42,13 @@ function describeSummary(event) {
 	].filter((action) => event.summary[action] > 0).map((action) => `${event.summary[action]} ${words[action]}`).join(", ");
 }
 /**
-* Text as Slack shows it and never acts on: Slack reads `<...>` as a control sequence (`<!channel>`
-* notifies everyone, `<https://host|label>` is a link under any label) and `&` as the start of an
-* entity, so a record's name or the service's text could ping a channel or plant a link. Slack asks
-* for exactly these three to be escaped. pcsync's own words use none of them.
+* Slack reads `<...>` as a control sequence (`<!channel>` pings everyone, `<url|label>` is a link) and
+* `&` as an entity: a record's name could ping or plant a link. Slack asks for exactly these three.
 */
 function escapeSlack(text) {
 	return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
-/** The text of a Slack message for an event (Slack's mrkdwn: *bold*, `code`), every part escaped. */
+/** Slack's mrkdwn (*bold*, `code`), every part escaped. */
 function renderSlackText(event) {
 	const headline = EVENT_HEADLINES[event.event];
 	const where = event.project === null ? "" : ` in project ${event.project} \`${event.family}\``;
@@ -63,10 +61,7 @@ function renderSlackText(event) {
 	if (total > SLACK_CHANGE_LINES) lines.push(`…and ${total - Math.min(SLACK_CHANGE_LINES, event.changes.length)} more`);
 	return escapeSlack(lines.join("\n"));
 }
-/**
-* The body to POST, redacted: records may hold any text, and an event must never carry the key
-* (JSON stays valid, as the key's JSON forms are replaced inside their string).
-*/
+/** Redacted: records may hold any text (JSON stays valid: the key's JSON forms are replaced in place). */
 function renderWebhookBody(event, format, secrets) {
 	const body = format === "slack" ? JSON.stringify({ text: renderSlackText(event) }) : JSON.stringify(event);
 	return secrets.redact(body).text;
@@ -83,7 +78,7 @@ const WEBHOOK_DEFAULTS = {
 	maxBackoffMs: 3e4,
 	maxQueue: 100
 };
-/** A webhook as messages show it: scheme and host only (a Slack URL's path is its secret). */
+/** Scheme and host only: a Slack URL's path is its secret. */
 function displayWebhook(url) {
 	return `${url.protocol}//${url.host}`;
 }
@@ -156,7 +151,7 @@ var WebhookQueue = class {
 		this.stats.failed += 1;
 		this.options.warn(`webhook ${displayWebhook(this.url)}: ${event.event} not delivered: ${failure}`);
 	}
-	/** Sends the event with retries; why it was not delivered, or undefined once it was. */
+	/** Why it was not delivered, or undefined once it was. */
 	async send(body, headers) {
 		const { timeoutMs } = this.options;
 		try {
@@ -203,14 +198,10 @@ var WebhookSender = class {
 	constructor(options) {
 		this.queues = options.urls.map((url) => new WebhookQueue(url, options, this.stats));
 	}
-	/** Queues the event for every webhook and returns at once. */
 	send(event) {
 		for (const queue of this.queues) queue.push(event);
 	}
-	/**
-	* Waits until every queued event is delivered or given up, for `deadlineMs` at most, then stops:
-	* what is still queued is dropped. True when nothing was left.
-	*/
+	/** Waits at most `deadlineMs` for the queues to drain, then drops the rest; true when nothing was left. */
 	async close(deadlineMs) {
 		let timer;
 		const deadline = new Promise((done) => {
@@ -224,10 +215,7 @@ var WebhookSender = class {
 	}
 };
 // dist/src/run/webhooks.js
-/**
-* The sender of --webhook's events, signed with the secret of --webhook-secret-file; undefined
-* without a URL. `withoutUrl` is the refusal of a secret file given without one.
-*/
+/** Undefined without a URL; `withoutUrl` refuses a secret file given without one. */
 async function createWebhookSender(flags, io, options) {
 	const urls = parseWebhooks(flags.webhook ?? [], io);
 	const secretFile = flags.webhookSecretFile;
@@ -247,7 +235,7 @@ async function createWebhookSender(flags, io, options) {
 		proxyEnvironment: io.env
 	});
 }
-/** The webhook URLs: http(s) only. A URL may hold a credential (a Slack URL's path is one): it is never printed. */
+/** A URL may hold a credential (a Slack URL's path is one): it is never printed. */
 function parseWebhooks(values, io) {
 	return values.map((value) => {
 		registerSecretWords(value, io.secrets);
