@@ -1,6 +1,7 @@
 // Synthesized log entries: each enabled config logs at a steady rate, computed on each read (nothing
 // stored, no timers). Entry k (k >= 1) is stamped created_at + k * interval.
 
+import { compareText } from "../manifest/compare-projects.js";
 import type { LogEntry, Page } from "../wire-types.js";
 import { logErrorRatio } from "./faults.js";
 import { type PageRequest, paginateCounted } from "./pagination.js";
@@ -255,7 +256,7 @@ export class SynthesizedLog {
 
 /** Newest first, then by id, greatest first. */
 export function compareLogEntries(a: LogEntry, b: LogEntry): number {
-  return Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.id.localeCompare(a.id);
+  return Date.parse(b.timestamp) - Date.parse(a.timestamp) || compareText(b.id, a.id);
 }
 
 /**

@@ -1,6 +1,8 @@
 // Manifest diagnostics: one problem at a file position, and how it is printed for people
 // (`file:line:col: message`) and for GitHub Actions (`::error file=...::message`).
 
+import { compareText } from "./compare-projects.js";
+
 export interface ManifestDiagnostic {
   /** The file as the user named it (relative to the working directory when under it). */
   file: string;
@@ -61,7 +63,7 @@ export function sortDiagnostics(
   return [...diagnostics].sort(
     (a, b) =>
       (rank.get(a.file) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.file) ?? Number.MAX_SAFE_INTEGER) ||
-      a.file.localeCompare(b.file) ||
+      compareText(a.file, b.file) ||
       a.line - b.line ||
       a.col - b.col,
   );

@@ -11,6 +11,7 @@ import { parseJson, readBoundedText } from "../files/read-json-file.js";
 import { regularFilesIn } from "../files/regular-files.js";
 import { InputError, isInputError } from "../input-error.js";
 import { JournalFile } from "../journal/journal-file.js";
+import { compareText } from "../manifest/compare-projects.js";
 import { type DesiredState, manifestFingerprint } from "../manifest/index.js";
 import type { LockSubject } from "../refused-error.js";
 import type { ProjectHealth } from "./health-gate.js";
@@ -267,7 +268,7 @@ export async function findRollouts(cwd: string, server: string, also?: string): 
       if (state?.header.server === server) found.set(resolve(cwd, path), state);
     }
   }
-  return [...found.values()].sort((a, b) => b.header.startedAt.localeCompare(a.header.startedAt));
+  return [...found.values()].sort((a, b) => compareText(b.header.startedAt, a.header.startedAt));
 }
 
 /** Whether the file's first bytes are those of a rollout journal's header (`{"kind":"rollout"`). */

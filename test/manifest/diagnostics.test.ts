@@ -1,6 +1,7 @@
 // How diagnostics are printed for people and for GitHub Actions, and the typo suggestions.
 
 import { describe, expect, it } from "vitest";
+import { sortDiagnostics } from "../../src/manifest/diagnostics.js";
 import {
   formatDiagnostic,
   formatGithubAnnotation,
@@ -45,6 +46,24 @@ describe("formatGithubAnnotation", () => {
     expect(formatGithubAnnotation({ ...error, severity: "warning", line: 0, col: 0 })).toBe(
       "::warning file=pcsync.yaml::bad",
     );
+  });
+});
+
+describe("sortDiagnostics", () => {
+  it("puts files in the given order first, then the others by code unit, the same in every locale", () => {
+    const at = (file: string, line: number): ManifestDiagnostic => ({ ...error, file, line });
+    const sorted = sortDiagnostics(
+      [at("b.yaml", 1), at("a.yaml", 2), at("B.yaml", 1), at("z.yaml", 9), at("a.yaml", 1)],
+      ["z.yaml"],
+    );
+    // localeCompare would put a.yaml before B.yaml; the order must not depend on the machine.
+    expect(sorted.map((diagnostic) => `${diagnostic.file}:${diagnostic.line}`)).toEqual([
+      "z.yaml:9",
+      "B.yaml:1",
+      "a.yaml:1",
+      "a.yaml:2",
+      "b.yaml:1",
+    ]);
   });
 });
 
