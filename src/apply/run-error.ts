@@ -216,10 +216,6 @@ export function holdingTheChange(failing: readonly string[], narrowed: string | 
   return `may still hold the change (${flags} ${one ? "it" : "them"} out of this run, so ${one ? "it is" : "they are"} not read: apply without ${narrowed} checks)`;
 }
 
-export function undoCommands(journals: readonly string[]): string {
-  return journals.map((path) => `pcsync rollback --journal ${path}`).join(", then ");
-}
-
 export interface HeldHaltFacts {
   journal: string;
   wave: string;
@@ -238,7 +234,9 @@ export function haltWords(held: HeldHaltFacts): { halted: string; fix: string } 
   const one = failing.length === 1;
   const journal = `rollout journal ${shellWord(held.journal)}`;
   const undoing =
-    undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(undo)})`;
+    undo.length === 0
+      ? ""
+      : `, or undo the waves written (\`pcsync rollback --journal ${shellWord(held.journal)}\` undoes the rollout, newest wave first)`;
   if (held.another === true)
     return {
       halted: `a rollout of another version of this manifest halted in wave ${held.wave} (${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, held.narrowed)} that failed there, which this manifest asks of ${one ? "it" : "them"} as it was`,

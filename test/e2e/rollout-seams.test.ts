@@ -75,7 +75,7 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
     const planned = await runSlow(server, ["plan", "-f", file], dir);
     expect(planned.code, planned.stderr).toBe(0);
     expect(planned.stderr).toMatch(
-      /^warning: apply will refuse \(exit 4\): the last rollout of this manifest halted in wave 2 "second" \(rollout journal \.pcsync\/rollout\/\S+\.jsonl\), and project 1, which failed the health check, still holds the change; fix the change in the manifest .*, or undo the waves written, newest first \(pcsync rollback --journal \S+wave-2\.jsonl, then pcsync rollback --journal \S+wave-1\.jsonl\)/m,
+      /^warning: apply will refuse \(exit 4\): the last rollout of this manifest halted in wave 2 "second" \(rollout journal \.pcsync\/rollout\/\S+\.jsonl\), and project 1, which failed the health check, still holds the change; fix the change in the manifest .*, or undo the waves written \(`pcsync rollback --journal (\.pcsync\/rollout\/\S+\.jsonl)` undoes the rollout, newest wave first\)/m,
     );
     // A script reading the JSON plan gets it too (an adversarial pass found only stderr said it),
     // and the document, saved and applied with --plan, is read back as any plan.
@@ -195,16 +195,15 @@ describe.concurrent.each(PROFILES)("a rollout that halted with on_failure: halt,
     expect(wavesWritten(fresh.stderr)).toEqual([]);
     expect(fresh.stderr).toContain('the last rollout of this manifest halted in wave 2 "second"');
     expect(await geoipDescriptions(server)).toEqual(written);
-    // The way out it names: the waves' journals, newest first.
-    const undo = [...again.stderr.matchAll(/pcsync rollback --journal (\S+?\.jsonl)/g)].map(
-      (match) => match[1] ?? "",
+    // The way out it names: the rollout's journal, which rollback undoes whole.
+    expect(/`pcsync rollback --journal (\S+?\.jsonl)`/.exec(again.stderr)?.[1]).toMatch(
+      /^\.pcsync\/rollout\//,
     );
-    expect(undo).toHaveLength(2);
-    expect(undo[0]).toMatch(/wave-2\.jsonl$/);
-    expect(undo[1]).toMatch(/wave-1\.jsonl$/);
 
-    // The second wave undone by hand: the manifest rolls out again, and halts again in that wave.
-    const undone = await runSlow(server, ["rollback", "--journal", undo[0] ?? "", "--auto-approve"], dir);
+    // The second wave undone by hand, by its own journal: the manifest rolls out again, and halts
+    // again in that wave.
+    const secondWave = /journal (\S+-wave-2\.jsonl)/.exec(halted.stderr)?.[1] ?? "";
+    const undone = await runSlow(server, ["rollback", "--journal", secondWave, "--auto-approve"], dir);
     expect(undone.code, undone.stderr).toBe(0);
     const rerun = await runSlow(server, ["apply", "-f", file, "--auto-approve"], dir);
     expect(rerun.code, rerun.stderr).toBe(4);

@@ -1177,7 +1177,7 @@ export class World {
           "a halted rollout applied again with --project writes nothing while its failing projects may hold the change",
           `apply --project ${project} ended with ${narrowed.code} and changed ${JSON.stringify(narrowedWrote)}:\n${narrowed.stdout}${narrowed.stderr}`,
         );
-      if (undo) await this.undoRollout(rolloutJournal, before);
+      if (undo) await this.undoRollout(rolloutJournal, before, applied);
       return;
     }
     if (applied.code !== 0) return;
@@ -1196,14 +1196,16 @@ export class World {
         "a second apply of a finished rollout writes nothing",
         `the second apply ended with ${again.code} and changed ${JSON.stringify(changed)}:\n${again.stdout}${again.stderr}`,
       );
-    if (undo) await this.undoRollout(rolloutJournal, before);
+    if (undo) await this.undoRollout(rolloutJournal, before, applied);
   }
 
   /**
    * A rollout that ended, undone whole by its journal: every record is as before the rollout, and
    * the same command again changes nothing.
    */
-  private async undoRollout(rolloutJournal: string, before: EmulatorData): Promise<void> {
+  private async undoRollout(rolloutJournal: string, before: EmulatorData, applied: Run): Promise<void> {
+    // A plan with nothing to change rolls nothing out, and keeps no rollout journal.
+    if (!applied.stderr.includes("Rollout journal:")) return;
     const undone = await this.pcsync(["rollback", "--auto-approve", "--journal", rolloutJournal]);
     const left = this.changedRecords(before, this.snapshot());
     if (undone.code !== 0 || left.length > 0)
