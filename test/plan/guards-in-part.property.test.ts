@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { writeMark } from "../../src/owner-mark.js";
 import { computePlan } from "../../src/plan/compute-plan.js";
 import { recomputeGuards } from "../../src/plan/recompute-guards.js";
-import type { Plan } from "../../src/plan/types.js";
+import type { GuardViolation, Plan } from "../../src/plan/types.js";
 import type { PluginConfigRecord } from "../../src/wire-types.js";
 import { desiredConfig, desiredFamily, remoteRecord } from "../support/builders.js";
 import { PC } from "../support/families.js";
@@ -110,6 +110,14 @@ describe("the safety guards of a plan applied in part", () => {
         expect([...rulesOf(atApply.guards)].sort(), "the whole plan at apply").toEqual(
           [...allowed].filter((rule) => rule !== "protected").sort(),
         );
+        // With the same counts, so that the words each one prints agree (where in the manifest it
+        // points may differ: the family's line, or its first change's).
+        const counts = (guards: readonly GuardViolation[]) =>
+          guards
+            .filter((guard) => guard.rule !== "protected")
+            .map(({ source: _, ...guard }) => guard)
+            .sort((a, b) => a.rule.localeCompare(b.rule));
+        expect(counts(atApply.guards), "the whole plan's counts at apply").toEqual(counts(whole.guards));
         const left = applyInPart(whole, records, done);
         const again = planOf(desired, left);
         // A plan refused whole is not applied; one that was is not refused once applied in part.
