@@ -15,8 +15,11 @@ import { nounAndList, plural } from "../plural.js";
 import { shellWord } from "../shell-word.js";
 import type { ApplyReport } from "./types.js";
 
-export function cancelledMessage(what: "Apply" | "Rollback"): string {
-  return `${what} cancelled; nothing was changed.`;
+/** `before`: what the command changed before the question it was cancelled at (a rollout's waves undone). */
+export function cancelledMessage(what: "Apply" | "Rollback", before?: string): string {
+  return before === undefined
+    ? `${what} cancelled; nothing was changed.`
+    : `${what} cancelled; nothing more was changed (${before}).`;
 }
 
 export interface RunWords {
@@ -125,7 +128,8 @@ const RUN_CODES = {
   /** The user answered something other than `yes`, or closed stdin: exit 1, as Terraform does. */
   apply_cancelled: {
     exit: EXIT_ERROR,
-    message: ({ what }: { what: "Apply" | "Rollback" }) => cancelledMessage(what),
+    message: ({ what, before }: { what: "Apply" | "Rollback"; before?: string }) =>
+      cancelledMessage(what, before),
   },
   /** Refused before anything is read, as Terraform does: cron or `ssh host pcsync apply` never write unapproved. */
   approval_required: {

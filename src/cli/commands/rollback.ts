@@ -224,19 +224,34 @@ Examples:
         );
         return;
       }
-      for (const [position, wave] of undo.waves.entries()) {
+      const names = (waves: readonly { name: string }[]) => waves.map((wave) => `"${wave.name}"`).join(", ");
+      let undone = 0;
+      try {
+        for (const [position, wave] of undo.waves.entries()) {
+          io.stderr.write(
+            `rollback: wave "${wave.name}" (${describeProjects(wave.projects)}), ${position + 1} of ${undo.waves.length} to undo, newest first: journal ${wave.journals.join(", then ")}\n`,
+          );
+          for (const journal of wave.journals)
+            await runRollback({ ...flags, journal }, interrupts, flags.journal);
+          if (flags.dryRun !== true) await recordWaveUndone(undo, wave, io.cwd);
+          undone += 1;
+        }
+      } catch (error) {
+        // Stopped part way (refused, cancelled, incomplete, interrupted): the waves undone so far
+        // stay undone, and are said, as are those left and how to go on.
+        if (undone === 0 || flags.dryRun === true) throw error;
+        const done = `${plural(undone, "wave")} of the rollout undone before it: ${names(undo.waves.slice(0, undone))}`;
         io.stderr.write(
-          `rollback: wave "${wave.name}" (${describeProjects(wave.projects)}), ${position + 1} of ${undo.waves.length} to undo, newest first: journal ${wave.journals.join(", then ")}\n`,
+          `rollback: the rollout's undo stopped; ${done}; left: ${names(undo.waves.slice(undone))}. Run pcsync rollback --journal ${shellWord(flags.journal)} again to go on.\n`,
         );
-        for (const journal of wave.journals)
-          await runRollback({ ...flags, journal }, interrupts, flags.journal);
-        if (flags.dryRun !== true) await recordWaveUndone(undo, wave, io.cwd);
+        if (error instanceof RunError && error.code === "apply_cancelled")
+          throw new RunError("apply_cancelled", { what: "Rollback", before: done });
+        throw error;
       }
-      const names = undo.waves.map((wave) => `"${wave.name}"`).join(", ");
       io.stdout.write(
         flags.dryRun === true
-          ? `Dry run: rolling back the rollout (it ${ended}) undoes ${plural(undo.waves.length, "wave")}, newest first: ${names}.\n`
-          : `Rolled back the rollout (it ${ended}): ${plural(undo.waves.length, "wave")} undone, newest first: ${names}.\n`,
+          ? `Dry run: rolling back the rollout (it ${ended}) undoes ${plural(undo.waves.length, "wave")}, newest first: ${names(undo.waves)}.\n`
+          : `Rolled back the rollout (it ${ended}): ${plural(undo.waves.length, "wave")} undone, newest first: ${names(undo.waves)}.\n`,
       );
     } finally {
       await undo.release();
