@@ -50,16 +50,27 @@ export async function askForYes(stdin: Readable, stderr: Writable, question: str
 export async function confirmChanges(
   io: { stdin: Readable; stderr: Writable },
   interrupts: Pick<InterruptWatch, "setStopMessage">,
-  ask: { verb: "Apply" | "Roll back with"; changes: number; server: string; what: "Apply" | "Rollback" },
+  ask: {
+    verb: "Apply" | "Roll back with";
+    changes: number;
+    server: string;
+    what: "Apply" | "Rollback";
+    /** What the command changed before this question (a rollout's waves undone): said if cancelled. */
+    before?: string | undefined;
+  },
 ): Promise<void> {
   const what = plural(ask.changes, "change");
   const question = `\npcsync will make the changes above on ${ask.server}. Only "yes" goes ahead.\n${ask.verb} ${what}? (yes/no) `;
-  interrupts.setStopMessage(`\npcsync: ${cancelledMessage(ask.what)}\n`);
+  interrupts.setStopMessage(`\npcsync: ${cancelledMessage(ask.what, ask.before)}\n`);
   let approved: boolean;
   try {
     approved = await askForYes(io.stdin, io.stderr, question);
   } finally {
     interrupts.setStopMessage(undefined);
   }
-  if (!approved) throw new RunError("apply_cancelled", { what: ask.what });
+  if (!approved)
+    throw new RunError("apply_cancelled", {
+      what: ask.what,
+      ...(ask.before === undefined ? {} : { before: ask.before }),
+    });
 }

@@ -29,7 +29,9 @@ export async function withInterruptWatch(
 
   const stopListening = listenForStopSignals((name) => {
     const code = SIGNAL_EXIT_CODES[name];
-    if (!writing) {
+    // At a question nothing is in flight, even after earlier writes (a rollout's undo asks for
+    // each wave): the run ends at once, as before any write.
+    if (!writing || stopMessage !== undefined) {
       stderr.write(stopMessage ?? describeStopBeforeChanges(name));
       process.exit(code);
     }

@@ -104,7 +104,7 @@ describe.skipIf(process.platform !== "linux").concurrent("apply on a terminal", 
 });
 
 describe.skipIf(process.platform !== "linux")("rollback of a whole rollout on a terminal", () => {
-  it("asks for each wave; declined at the second, says which wave was undone and how to go on", async ({
+  it("asks for each wave; declined or Ctrl-C at a later one, says which waves were undone and how to go on", async ({
     onTestFinished,
   }) => {
     const { path: dir, write } = await rolloutWorkDir(onTestFinished);
@@ -130,10 +130,16 @@ describe.skipIf(process.platform !== "linux")("rollback of a whole rollout on a 
     expect(run.screen).toMatch(
       /pcsync: Rollback cancelled; nothing more was changed \(1 wave of the rollout undone before it: "rest"\)\.\n$/,
     );
-    // Run again, it goes on with the waves left.
+    // Run again, Ctrl-C at its second question: exit 130, and the same true account.
+    const stopped = await runOnTerminal(["rollback", "--journal", journal], ["yes\r", "\u0003"], dir);
+    expect(stopped.code, stopped.screen).toBe(130);
+    expect(stopped.screen).toMatch(
+      /pcsync: Rollback cancelled; nothing more was changed \(1 wave of the rollout undone before it: "second"\)\.\n$/,
+    );
+    // Run again, it goes on with the wave left.
     const again = await runSlow(server, ["rollback", "--journal", journal, "--auto-approve"], dir);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain('2 waves undone, newest first: "second", "canary".');
+    expect(again.stdout).toContain('1 wave undone, newest first: "canary".');
     expect(await geoipDescriptions(server)).toEqual(before);
   }, 60_000);
 });

@@ -105,7 +105,13 @@ Examples:
   addConnectionOptions(command, "none");
   addSettleTimeoutOption(command);
   // `again`: the journal whose rollback, run again, finishes this one (a rollout's, for its waves').
-  const runRollback = async (flags: RollbackFlags, interrupts: InterruptWatch, again = flags.journal) => {
+  // `before`: what was undone before this rollback (a rollout's newer waves), said if it is cancelled.
+  const runRollback = async (
+    flags: RollbackFlags,
+    interrupts: InterruptWatch,
+    again = flags.journal,
+    before?: string,
+  ) => {
     const { format } = flags;
     if (!flags.autoApprove && !flags.dryRun) refuseUnanswerable("rollback", io.stdin, format);
     let client: ApiClient | undefined;
@@ -148,6 +154,7 @@ Examples:
                     changes: summary.create + summary.update + summary.delete,
                     server: client.base.display,
                     what: "Rollback",
+                    before,
                   }),
           apply: (run) =>
             applyJournaled(run.client, run.plan, run.current, {
@@ -225,14 +232,17 @@ Examples:
         return;
       }
       const names = (waves: readonly { name: string }[]) => waves.map((wave) => `"${wave.name}"`).join(", ");
+      const undoneBefore = (count: number) =>
+        `${plural(count, "wave")} of the rollout undone before it: ${names(undo.waves.slice(0, count))}`;
       let undone = 0;
       try {
         for (const [position, wave] of undo.waves.entries()) {
           io.stderr.write(
             `rollback: wave "${wave.name}" (${describeProjects(wave.projects)}), ${position + 1} of ${undo.waves.length} to undo, newest first: journal ${wave.journals.join(", then ")}\n`,
           );
+          const before = undone === 0 ? undefined : undoneBefore(undone);
           for (const journal of wave.journals)
-            await runRollback({ ...flags, journal }, interrupts, flags.journal);
+            await runRollback({ ...flags, journal }, interrupts, flags.journal, before);
           if (flags.dryRun !== true) await recordWaveUndone(undo, wave, io.cwd);
           undone += 1;
         }
@@ -240,12 +250,9 @@ Examples:
         // Stopped part way (refused, cancelled, incomplete, interrupted): the waves undone so far
         // stay undone, and are said, as are those left and how to go on.
         if (undone === 0 || flags.dryRun === true) throw error;
-        const done = `${plural(undone, "wave")} of the rollout undone before it: ${names(undo.waves.slice(0, undone))}`;
         io.stderr.write(
-          `rollback: the rollout's undo stopped; ${done}; left: ${names(undo.waves.slice(undone))}. Run pcsync rollback --journal ${shellWord(flags.journal)} again to go on.\n`,
+          `rollback: the rollout's undo stopped; ${undoneBefore(undone)}; left: ${names(undo.waves.slice(undone))}. Run pcsync rollback --journal ${shellWord(flags.journal)} again to go on.\n`,
         );
-        if (error instanceof RunError && error.code === "apply_cancelled")
-          throw new RunError("apply_cancelled", { what: "Rollback", before: done });
         throw error;
       }
       io.stdout.write(
