@@ -7,17 +7,20 @@ import { readdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
 import { runBuiltCli, spawnCli } from "../support/cli.js";
 import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
 const KEY = "phx_same_name_0123456789abcdef0123";
-let cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+type OnFinished = TestContext["onTestFinished"];
+
+/** Each test's own clean-up, its steps in reverse order (the tests run side by side). */
+function cleanupWith(finished: OnFinished, ...steps: Array<() => Promise<void>>): void {
+  finished(async () => {
+    for (const step of steps.reverse()) await step();
+  });
+}
 
 const APP = [
   "    pipeline_frontend_apps_configs:",
@@ -32,11 +35,14 @@ const CONFIG = (extra: string) => [
 const manifest = (...blocks: string[][]) =>
   ["version: 1", "projects:", '  "2":', ...blocks.flat()].join("\n");
 
-describe.each(PROFILE_NAMES)("a plugin config named like a frontend app (%s)", (profile) => {
-  it("is its own record in plan, apply, a saved plan and a rollback; the app is never touched", async () => {
+describe.concurrent.each(PROFILE_NAMES)("a plugin config named like a frontend app (%s)", (profile) => {
+  it("is its own record in plan, apply, a saved plan and a rollback; the app is never touched", async ({
+    onTestFinished: finished,
+  }) => {
     const emulator = await startEmulator({ profile, keys: [{ key: KEY, scopes: null, projects: "*" }] });
     const directory = await temporaryDirectory();
-    cleanup.push(
+    cleanupWith(
+      finished,
       () => emulator.close(),
       () => directory.remove(),
     );
@@ -122,13 +128,14 @@ const BOTH = [
 ].join("\n");
 
 /** A posthog-2024 emulator, a directory with `manifestText`, and the built CLI run in it. */
-async function onPosthog2024(manifestText: string) {
+async function onPosthog2024(finished: OnFinished, manifestText: string) {
   const emulator = await startEmulator({
     profile: "posthog-2024",
     keys: [{ key: KEY, scopes: null, projects: "*" }],
   });
   const directory = await temporaryDirectory();
-  cleanup.push(
+  cleanupWith(
+    finished,
     () => emulator.close(),
     () => directory.remove(),
   );
@@ -138,11 +145,13 @@ async function onPosthog2024(manifestText: string) {
   return { emulator, pcsync, file, directory: directory.path };
 }
 
-describe("a config of a plugin that is not a frontend app, asked of pipeline_frontend_apps_configs on posthog-2024", () => {
-  it("fails its create, leaves no record behind, and makes none on the next apply or heal", async () => {
+describe.concurrent("a config of a plugin that is not a frontend app, asked of pipeline_frontend_apps_configs on posthog-2024", () => {
+  it("fails its create, leaves no record behind, and makes none on the next apply or heal", async ({
+    onTestFinished: finished,
+  }) => {
     // posthog-2024 keeps such a config and lists it under plugin_configs only: no plan would see it
     // and every apply would make another.
-    const { emulator, pcsync, file, directory } = await onPosthog2024(WRONG_FAMILY);
+    const { emulator, pcsync, file, directory } = await onPosthog2024(finished, WRONG_FAMILY);
     const live = () =>
       emulator.snapshot().records.filter((record) => record.name === "Wrong Family" && !record.deleted);
     for (const run of [
@@ -164,15 +173,18 @@ describe("a config of a plugin that is not a frontend app, asked of pipeline_fro
   });
 });
 
-describe("the same wrong-family config, when every POST commits and is answered 500 (posthog-2024)", () => {
-  it("is found where the service put it, taken back, and never sent again: no copy is left", async () => {
+describe.concurrent("the same wrong-family config, when every POST commits and is answered 500 (posthog-2024)", () => {
+  it("is found where the service put it, taken back, and never sent again: no copy is left", async ({
+    onTestFinished: finished,
+  }) => {
     const emulator = await startEmulator({
       profile: "posthog-2024",
       keys: [{ key: KEY, scopes: null, projects: "*" }],
       faults: { commitThen500Rate: 1 },
     });
     const directory = await temporaryDirectory();
-    cleanup.push(
+    cleanupWith(
+      finished,
       () => emulator.close(),
       () => directory.remove(),
     );
@@ -207,6 +219,7 @@ describe("the same wrong-family config, when every POST commits and is answered 
  * picks (never answered, never sent on), killed -9 while it waits; `before` runs first, direct.
  */
 async function killedWhileHeld(
+  finished: OnFinished,
   manifestText: string,
   hold: (method: string, body: string) => boolean,
   before?: (direct: (...args: string[]) => ReturnType<typeof runBuiltCli>, cwd: string) => Promise<void>,
@@ -242,7 +255,8 @@ async function killedWhileHeld(
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   const directory = await temporaryDirectory();
-  cleanup.push(
+  cleanupWith(
+    finished,
     () => emulator.close(),
     () => new Promise<void>((resolve) => proxy.close(() => resolve())),
     async () => proxy.closeAllConnections(),
@@ -279,11 +293,12 @@ async function killedWhileHeld(
   return { pcsync, live, file };
 }
 
-describe("the same wrong-family config, its apply killed -9 before it took the record back (posthog-2024)", () => {
+describe.concurrent("the same wrong-family config, its apply killed -9 before it took the record back (posthog-2024)", () => {
   // The proxy holds the first clean-up (the PATCH that deletes the record under plugin_configs)
   // unanswered, and the apply is killed while it waits.
-  async function killedBeforeTakingBack() {
+  async function killedBeforeTakingBack(finished: OnFinished) {
     const killed = await killedWhileHeld(
+      finished,
       WRONG_FAMILY,
       (method, body) => method === "PATCH" && body.includes('"deleted":true'),
     );
@@ -291,8 +306,10 @@ describe("the same wrong-family config, its apply killed -9 before it took the r
     return killed;
   }
 
-  it("is taken back by the resume, which fails the create as the apply would have", async () => {
-    const { pcsync, live } = await killedBeforeTakingBack();
+  it("is taken back by the resume, which fails the create as the apply would have", async ({
+    onTestFinished: finished,
+  }) => {
+    const { pcsync, live } = await killedBeforeTakingBack(finished);
     const [made] = live();
     const resumed = await pcsync("apply", "--plan", "plan.json", "--resume", "--journal", "run.jsonl");
     expect(resumed.code, resumed.stderr).toBe(1);
@@ -306,8 +323,10 @@ describe("the same wrong-family config, its apply killed -9 before it took the r
     expect(live()).toEqual([]);
   });
 
-  it("is taken back by a new apply of the manifest, with the one it makes", async () => {
-    const { pcsync, live, file } = await killedBeforeTakingBack();
+  it("is taken back by a new apply of the manifest, with the one it makes", async ({
+    onTestFinished: finished,
+  }) => {
+    const { pcsync, live, file } = await killedBeforeTakingBack(finished);
     const [made] = live();
     const again = await pcsync("apply", "-f", file, "--auto-approve", "--journal", "again.jsonl");
     expect(again.code, again.stderr).toBe(1);
@@ -317,8 +336,8 @@ describe("the same wrong-family config, its apply killed -9 before it took the r
     expect(live()).toEqual([]);
   });
 
-  it("is deleted by a rollback of the killed run, without --force", async () => {
-    const { pcsync, live } = await killedBeforeTakingBack();
+  it("is deleted by a rollback of the killed run, without --force", async ({ onTestFinished: finished }) => {
+    const { pcsync, live } = await killedBeforeTakingBack(finished);
     const [made] = live();
     const rolledBack = await pcsync("rollback", "--journal", "run.jsonl", "--auto-approve");
     expect(rolledBack.code, rolledBack.stdout + rolledBack.stderr).toBe(0);
@@ -329,14 +348,15 @@ describe("the same wrong-family config, its apply killed -9 before it took the r
   });
 });
 
-describe("the same wrong-family config beside its own plugin_configs record, its create never sent on (posthog-2024)", () => {
+describe.concurrent("the same wrong-family config beside its own plugin_configs record, its create never sent on (posthog-2024)", () => {
   // The manifest also manages the config, rightly, under plugin_configs. The apply's POST of the
   // wrong-family copy is held by the proxy (the service never sees it) and the apply killed -9:
   // its create went unanswered and made nothing. The plugin_configs record of that name and plugin
   // was there before the run: no rollback, resume or new apply may take it for that create's.
-  const killedBeforeItsCreate = async () => {
+  const killedBeforeItsCreate = async (finished: OnFinished) => {
     let kept: number[] = [];
     const killed = await killedWhileHeld(
+      finished,
       BOTH,
       (method) => method === "POST",
       async (direct, cwd) => {
@@ -350,16 +370,20 @@ describe("the same wrong-family config beside its own plugin_configs record, its
     return { ...killed, kept };
   };
 
-  it("is not found by a rollback of the killed run, which leaves the plugin_configs record alone", async () => {
-    const { pcsync, live, kept } = await killedBeforeItsCreate();
+  it("is not found by a rollback of the killed run, which leaves the plugin_configs record alone", async ({
+    onTestFinished: finished,
+  }) => {
+    const { pcsync, live, kept } = await killedBeforeItsCreate(finished);
     const rolledBack = await pcsync("rollback", "--journal", "run.jsonl", "--auto-approve");
     expect(rolledBack.code, rolledBack.stdout + rolledBack.stderr).toBe(0);
     expect(rolledBack.stdout + rolledBack.stderr).toContain("so it was never made; nothing to undo");
     expect(live()).toEqual(kept);
   });
 
-  it("is not taken back by a new apply or the resume: the plugin_configs record stays", async () => {
-    const { pcsync, live, kept, file } = await killedBeforeItsCreate();
+  it("is not taken back by a new apply or the resume: the plugin_configs record stays", async ({
+    onTestFinished: finished,
+  }) => {
+    const { pcsync, live, kept, file } = await killedBeforeItsCreate(finished);
     const again = await pcsync("apply", "-f", file, "--auto-approve", "--journal", "again.jsonl");
     expect(again.code, again.stderr).toBe(1);
     expect(again.stdout + again.stderr).toMatch(/it was deleted again, so that no copy of it is left behind/);
@@ -371,9 +395,11 @@ describe("the same wrong-family config beside its own plugin_configs record, its
   });
 });
 
-describe("the same wrong-family config beside its own plugin_configs config, both made by one run (posthog-2024)", () => {
-  it("keeps the plugin_configs record the run made, and takes back only the wrong-family one", async () => {
-    const { emulator, pcsync, file } = await onPosthog2024(BOTH);
+describe.concurrent("the same wrong-family config beside its own plugin_configs config, both made by one run (posthog-2024)", () => {
+  it("keeps the plugin_configs record the run made, and takes back only the wrong-family one", async ({
+    onTestFinished: finished,
+  }) => {
+    const { emulator, pcsync, file } = await onPosthog2024(finished, BOTH);
     const live = () =>
       emulator
         .snapshot()
@@ -393,8 +419,11 @@ describe("the same wrong-family config beside its own plugin_configs config, bot
     expect(live()).toEqual([kept]);
   });
 
-  it("killed -9 before it took the wrong-family record back: the resume keeps the plugin_configs record", async () => {
+  it("killed -9 before it took the wrong-family record back: the resume keeps the plugin_configs record", async ({
+    onTestFinished: finished,
+  }) => {
     const { pcsync, live } = await killedWhileHeld(
+      finished,
       BOTH,
       (method, body) => method === "PATCH" && body.includes('"deleted":true'),
     );
@@ -409,9 +438,12 @@ describe("the same wrong-family config beside its own plugin_configs config, bot
   });
 });
 
-describe("the same wrong-family config in a rollout's second wave (posthog-2024)", () => {
-  it("stops the rollout there and says which write failed and why, before the stop", async () => {
+describe.concurrent("the same wrong-family config in a rollout's second wave (posthog-2024)", () => {
+  it("stops the rollout there and says which write failed and why, before the stop", async ({
+    onTestFinished: finished,
+  }) => {
     const { emulator, pcsync } = await onPosthog2024(
+      finished,
       [
         "version: 1",
         "rollout:",
