@@ -147,6 +147,7 @@ const rolloutSignalStep = {
     signal: fc.constantFrom("SIGINT" as const, "SIGTERM" as const, "SIGKILL" as const),
     writes: fc.integer({ min: 1, max: 4 }),
     delayMs: fc.integer({ min: 0, max: 60 }),
+    undo: fc.boolean(),
   }),
 };
 

@@ -327,6 +327,29 @@ export const SEQUENCES: Sequence[] = [
     ],
   },
   {
+    seam: "a rollout killed -9 after its first write, finished by the next apply (its first wave written through two journals), then undone whole: every record as before it",
+    profiles: PROFILE_NAMES,
+    remote: [],
+    manifests: [
+      manifest(
+        null,
+        { [PC]: family([{ name: "cfg-001", description: "k" }, { name: "cfg-002" }, { name: "cfg-003" }]) },
+        { [PC]: family([{ name: "cfg-001", description: "k" }, { name: "cfg-002" }, { name: "cfg-003" }]) },
+      ),
+    ],
+    steps: [
+      {
+        kind: "rollout-signal",
+        manifest: 0,
+        failing: false,
+        signal: "SIGKILL",
+        writes: 1,
+        delayMs: 0,
+        undo: true,
+      },
+    ],
+  },
+  {
     seam: "a rollout whose records another actor edits in the first wave's bake stops before judging that wave (its config edited) or before writing the next (its record edited), and never writes over the edit",
     profiles: PROFILE_NAMES,
     remote: [],

@@ -109,6 +109,8 @@ export type Step =
       /** The signal is sent this long after the rollout's `writes`-th write (a rollback's included). */
       writes: number;
       delayMs: number;
+      /** Once applied again and ended, undone whole by its journal (its resumed wave's journals too). */
+      undo?: boolean | undefined;
     };
 
 /** One step in words, for the transcript a failure prints. */
@@ -198,7 +200,7 @@ export function describeStep(step: Step): string {
     case "lookup":
       return `job --project P --family F --config NAME of live record #${step.pick}`;
     case "rollout-signal":
-      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again`;
+      return `apply -f m${step.manifest} with rollout: 2 waves, on_failure: rollback, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}; ${step.signal} ${step.delayMs} ms after its write ${step.writes}; applied again${step.undo === true ? "; once ended, undone whole by `rollback --journal` of its rollout journal" : ""}`;
     case "rollout":
       return `apply -f m${step.manifest}${scope(step.scope ?? {})} with rollout: 2 waves, bake ${step.bake ?? "0s"}, on_failure: ${step.onFailure}, ${step.failing ? "its plugin configs logging errors after a change" : "healthy logs"}${step.meddle === undefined ? "" : `; another actor creates a ${step.meddle} record in the last wave's project during the first wave`}${step.meddle === undefined && step.editAfterMs !== undefined ? `; another actor edits a config ${step.editNext === true ? "the next wave updates" : "the first wave updates"} ${step.editAfterMs} ms after ${step.editNext === true ? "the first wave's first write" : "its write"}` : ""}${step.faults === undefined || step.meddle !== undefined || step.editAfterMs !== undefined ? "" : describeFaults(step.faults)}${step.undo === true ? "; once ended, undone whole by `rollback --journal` of its rollout journal" : ""}`;
   }
@@ -649,6 +651,7 @@ export class World {
           step.signal,
           step.writes,
           step.delayMs,
+          step.undo === true,
         );
     }
   }
@@ -1234,6 +1237,7 @@ export class World {
     signal: "SIGINT" | "SIGTERM" | "SIGKILL",
     writesBefore: number,
     delayMs: number,
+    undo = false,
   ): Promise<void> {
     const manifest = this.path("rollout.yaml");
     await writeFile(manifest, withRollout(model, "rollback"));
@@ -1296,10 +1300,16 @@ export class World {
           "a rollout stopped by a signal and applied again finishes: halted, every record as before it",
           `${told}\nrecords not restored: ${JSON.stringify(left)}`,
         );
-      return;
+    } else {
+      if (again.code !== 0) this.broken("a rollout stopped by a signal and applied again finishes", told);
+      await this.expectEmptyPlan(manifest, {}, "a rollout stopped by a signal and applied again");
     }
-    if (again.code !== 0) this.broken("a rollout stopped by a signal and applied again finishes", told);
-    await this.expectEmptyPlan(manifest, {}, "a rollout stopped by a signal and applied again");
+    // The stopped run kept the rollout's journal (the run applied again finished it).
+    if (undo)
+      await this.undoRollout(rolloutJournal, before, {
+        ...again,
+        stderr: `${stopped.stderr}${again.stderr}`,
+      });
   }
 
   /** The records of `after` that differ from `before` (a record new since: one still live). */
