@@ -175,6 +175,12 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     const key = recordKey(touched.project, touched.family, touched.id);
     const now = listed.get(key) ?? null;
     const { before } = touched;
+    if (touched.takenBack === true) {
+      notes.push(
+        `${describeRecordAt(touched)} was taken back by the run, as a copy an earlier run of it made: it is not brought back`,
+      );
+      continue;
+    }
     if (before === null) {
       // Made during the run: it goes, unless it is gone already.
       if (now !== null && now.deleted !== true) undoCreate(touched, now);

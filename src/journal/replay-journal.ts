@@ -37,6 +37,11 @@ export interface TouchedRecord {
   line: number;
   /** The plugin's own name and description, where an answer showed them. */
   pluginTexts?: PluginTexts;
+  /**
+   * A record an earlier run of the apply made (a copy of a create, or a config the service kept in
+   * another family) that this run deleted as its copy: a rollback never brings it back.
+   */
+  takenBack?: true;
 }
 
 /** A create the run sent whose answer never came: its record may or may not exist. */
@@ -172,6 +177,7 @@ export function replayJournal(journal: Journal): Replay {
     for (const [id, body] of sentTo(intent)) {
       const record = touch(intent, id);
       textsOf(record);
+      if (intent.op === "copy" && body.deleted === true && record.before !== null) record.takenBack = true;
       // A delete also leaves `enabled: false`: the service disables what it deletes.
       const leaves = [
         ...(Object.entries(body) as [WritableField, FieldValue][]).filter(([field]) =>

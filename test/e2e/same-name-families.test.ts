@@ -296,10 +296,10 @@ async function killedWhileHeld(
 describe.concurrent("the same wrong-family config, its apply killed -9 before it took the record back (posthog-2024)", () => {
   // The proxy holds the first clean-up (the PATCH that deletes the record under plugin_configs)
   // unanswered, and the apply is killed while it waits.
-  async function killedBeforeTakingBack(finished: OnFinished) {
+  async function killedBeforeTakingBack(finished: OnFinished, manifestText = WRONG_FAMILY) {
     const killed = await killedWhileHeld(
       finished,
-      WRONG_FAMILY,
+      manifestText,
       (method, body) => method === "PATCH" && body.includes('"deleted":true'),
     );
     expect(killed.live()).toHaveLength(1);
@@ -332,6 +332,27 @@ describe.concurrent("the same wrong-family config, its apply killed -9 before it
     expect(again.code, again.stderr).toBe(1);
     expect(again.stdout).toContain(
       `(with record ${made}, made by an earlier run of this apply that was cut short)`,
+    );
+    expect(live()).toEqual([]);
+  });
+
+  it("stays gone after a rollback of the apply that took it back, its plugin_configs list read too", async ({
+    onTestFinished: finished,
+  }) => {
+    // The manifest manages project 3's plugin_configs too: the new apply reads that list, and its
+    // journal holds the killed run's record as it was before the take-back. A rollback of that
+    // apply brought it back as a record the run deleted (the model-based test found it).
+    const withList = WRONG_FAMILY.replace('  "3":\n', '  "3":\n    plugin_configs:\n      configs: []\n');
+    expect(withList).toContain("plugin_configs:");
+    const { pcsync, live, file } = await killedBeforeTakingBack(finished, withList);
+    const [made] = live();
+    const again = await pcsync("apply", "-f", file, "--auto-approve", "--journal", "again.jsonl");
+    expect(again.code, again.stderr).toBe(1);
+    expect(live()).toEqual([]);
+    const undone = await pcsync("rollback", "--journal", "again.jsonl", "--auto-approve");
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(undone.stderr).toContain(
+      `record ${made} ("Wrong Family") in project 3 plugin_configs was taken back by the run, as a copy an earlier run of it made: it is not brought back`,
     );
     expect(live()).toEqual([]);
   });

@@ -275,4 +275,60 @@ describe("a rollback of a run whose creates of one config were lost in two famil
       "records 7, 8 match it, as many as the run's lost creates of this config",
     );
   });
+
+  it("never brings back a record an earlier run made that this run took back as its copy (a config the service kept in another family)", () => {
+    // A killed run's create of "mislaid" (plugin 3) under the frontend apps landed under
+    // plugin_configs as record 101; this run made its own (103) and deleted both as copies.
+    const made = remoteRecord({ id: 101, name: "mislaid", plugin: 3, enabled: false, order: 3 });
+    const own = { ...made, id: 103 };
+    const deleteOf = (seq: number, record: PluginConfigRecord) => [
+      {
+        type: "intent",
+        seq,
+        op: "copy",
+        project: "1",
+        family: PC,
+        id: record.id,
+        name: null,
+        send: { deleted: true },
+        before: [image(record)],
+      },
+      { type: "outcome", seq, status: "done", records: [image({ ...record, deleted: true })] },
+    ];
+    const journal = parseJournal(
+      journalOf(
+        JOURNAL_HEADER,
+        {
+          type: "intent",
+          seq: 1,
+          op: "create",
+          project: "1",
+          family: "pipeline_frontend_apps_configs",
+          id: null,
+          name: "mislaid",
+          send: { plugin: 3, name: "mislaid", order: 3 },
+          kept: [101],
+          before: [],
+        },
+        { type: "outcome", seq: 1, status: "done", records: [image(own)] },
+        ...deleteOf(2, own),
+        ...deleteOf(3, made),
+      ),
+      "j.jsonl",
+    );
+    const deleted = [own, made].map((record) => ({ ...record, deleted: true, enabled: false }));
+    const current: CurrentState = { families: [{ project: "1", family: PC, records: deleted }] };
+    const { plan, notes } = planRollback({
+      journal,
+      replay: replayJournal(journal),
+      current,
+      retrieved: { families: [] },
+      force: false,
+    });
+    expect(plan.changes).toEqual([]);
+    expect(notes).toContainEqual(expect.stringContaining("record 101"));
+    expect(notes.join("\n")).toContain(
+      "taken back by the run, as a copy an earlier run of it made: it is not brought back",
+    );
+  });
 });
