@@ -373,6 +373,19 @@ async function precompiledValidator(importing, what, importerUrl, importCompiler
 function isFromSource(moduleUrl) {
 	return /\.[cm]?ts$/.test(new URL(moduleUrl).pathname);
 }
+// dist/src/manifest/compare-projects.js
+/** Code-unit comparison, not localeCompare: the order must not depend on the machine's locale. */
+function compareText(a, b) {
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+/** Decimal ids numerically (2 before 10), then the others (`@current`) as text. */
+function compareProjects(a, b) {
+	const aNumeric = /^\d+$/.test(a);
+	const bNumeric = /^\d+$/.test(b);
+	if (aNumeric && bNumeric) return a.length - b.length || compareText(a, b);
+	if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
+	return compareText(a, b);
+}
 // dist/src/manifest/diagnostics.js
 /** As plans and messages that name a second place write it. */
 function formatSource(source) {
@@ -411,7 +424,7 @@ function formatGithubAnnotation(diagnostic) {
 /** By file (in `fileOrder`), then position; stable otherwise. */
 function sortDiagnostics(diagnostics, fileOrder) {
 	const rank = new Map(fileOrder.map((file, index) => [file, index]));
-	return [...diagnostics].sort((a, b) => (rank.get(a.file) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.file) ?? Number.MAX_SAFE_INTEGER) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
+	return [...diagnostics].sort((a, b) => (rank.get(a.file) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.file) ?? Number.MAX_SAFE_INTEGER) || compareText(a.file, b.file) || a.line - b.line || a.col - b.col);
 }
 function escapeData(value) {
 	return value.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
@@ -7634,19 +7647,6 @@ function rangeStart(node) {
 function rangeEnd(node) {
 	return node?.range?.[1] ?? rangeStart(node);
 }
-// dist/src/manifest/compare-projects.js
-/** Code-unit comparison, not localeCompare: the order must not depend on the machine's locale. */
-function compareText(a, b) {
-	return a < b ? -1 : a > b ? 1 : 0;
-}
-/** Decimal ids numerically (2 before 10), then the others (`@current`) as text. */
-function compareProjects(a, b) {
-	const aNumeric = /^\d+$/.test(a);
-	const bNumeric = /^\d+$/.test(b);
-	if (aNumeric && bNumeric) return a.length - b.length || compareText(a, b);
-	if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
-	return compareText(a, b);
-}
 // dist/src/manifest/suggest.js
 function suggestClosest(input, candidates) {
 	const needle = input.toLowerCase();
@@ -10125,4 +10125,4 @@ function addManifestOption(command) {
 function addVariableOptions(command) {
 	return command.option("--var <NAME=VALUE>", "set the manifest variable ${NAME}; overrides PCSYNC_VAR_NAME and --var-file; repeatable", collect).option("--var-file <file>", "read manifest variables from a YAML file of `NAME: value` lines; overrides PCSYNC_VAR_*; repeatable", collect);
 }
-export { MARK_START as $, isMap as A, formatSource as B, resolveProjectSets as C, Scalar as D, Document as E, groupBy as F, matchesAnyGlob as G, compileNameGlob as H, formatDuration as I, PYTHON_WHITE_SPACE as J, sameName as K, formatSeconds as L, isSeq as M, parseDocument as N, YAMLSeq as O, visit as P, trimAsService as Q, parseDuration as R, resolveTextWith as S, compareText as T, describeLookAlike as U, precompiledValidator as V, lookAlikeKey as W, isTrimmedField as X, describeUntrimmed as Y, showsText as Z, familyFingerprint as _, collect as a, parseJson as at, readManifestSources as b, outOption as c, FAMILIES as ct, loadManifestOrThrow as d, familyKey as dt, looksMarked as et, loadVariablesOrThrow as f, getFamily as ft, configFingerprint as g, runInputs as h, appendAll as ht, addVariableOptions as i, formatJsonPath as it, isScalar as j, init_yaml as k, parseFlag as l, FAMILY_NAMES as lt, printDiagnostics as m, ofFamily as mt, addManifestOption as n, writeMark as nt, familyOption as o, readBoundedText as ot, parseVariableFlags as p, isFamilyName as pt, unmanifestableName as q, addOptionAlias as r, describeSchemaErrors as rt, formatOption as s, validateJson as st, TEXT_OR_JSON as t, readMark as tt, loadManifest as u, WRITABLE_FIELDS as ut, manifestFingerprint as v, didYouMean as w, readVarFiles as x, ROLLOUT_DEFAULTS as y, formatDiagnostic as z };
+export { MARK_START as $, isScalar as A, compareText as B, resolveProjectSets as C, YAMLSeq as D, Scalar as E, formatDuration as F, matchesAnyGlob as G, compileNameGlob as H, formatSeconds as I, PYTHON_WHITE_SPACE as J, sameName as K, parseDuration as L, parseDocument as M, visit as N, init_yaml as O, groupBy as P, trimAsService as Q, formatDiagnostic as R, resolveTextWith as S, Document as T, describeLookAlike as U, precompiledValidator as V, lookAlikeKey as W, isTrimmedField as X, describeUntrimmed as Y, showsText as Z, familyFingerprint as _, collect as a, parseJson as at, readManifestSources as b, outOption as c, FAMILIES as ct, loadManifestOrThrow as d, familyKey as dt, looksMarked as et, loadVariablesOrThrow as f, getFamily as ft, configFingerprint as g, runInputs as h, appendAll as ht, addVariableOptions as i, formatJsonPath as it, isSeq as j, isMap as k, parseFlag as l, FAMILY_NAMES as lt, printDiagnostics as m, ofFamily as mt, addManifestOption as n, writeMark as nt, familyOption as o, readBoundedText as ot, parseVariableFlags as p, isFamilyName as pt, unmanifestableName as q, addOptionAlias as r, describeSchemaErrors as rt, formatOption as s, validateJson as st, TEXT_OR_JSON as t, readMark as tt, loadManifest as u, WRITABLE_FIELDS as ut, manifestFingerprint as v, didYouMean as w, readVarFiles as x, ROLLOUT_DEFAULTS as y, formatSource as z };

@@ -38,14 +38,17 @@ async function askForYes(stdin, stderr, question) {
 async function confirmChanges(io, interrupts, ask) {
 	const what = plural(ask.changes, "change");
 	const question = `\npcsync will make the changes above on ${ask.server}. Only "yes" goes ahead.\n${ask.verb} ${what}? (yes/no) `;
-	interrupts.setStopMessage(`\npcsync: ${cancelledMessage(ask.what)}\n`);
+	interrupts.setStopMessage(`\npcsync: ${cancelledMessage(ask.what, ask.before)}\n`);
 	let approved;
 	try {
 		approved = await askForYes(io.stdin, io.stderr, question);
 	} finally {
 		interrupts.setStopMessage(void 0);
 	}
-	if (!approved) throw new RunError("apply_cancelled", { what: ask.what });
+	if (!approved) throw new RunError("apply_cancelled", {
+		what: ask.what,
+		...ask.before === void 0 ? {} : { before: ask.before }
+	});
 }
 // dist/src/cli/interrupt.js
 async function withInterruptWatch(stderr, run) {
@@ -55,7 +58,7 @@ async function withInterruptWatch(stderr, run) {
 	let stopMessage;
 	const stopListening = listenForStopSignals((name) => {
 		const code = SIGNAL_EXIT_CODES[name];
-		if (!writing) {
+		if (!writing || stopMessage !== void 0) {
 			stderr.write(stopMessage ?? describeStopBeforeChanges(name));
 			process.exit(code);
 		}

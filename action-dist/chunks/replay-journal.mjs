@@ -2,7 +2,7 @@
 import { o as __toESM } from "./rolldown-runtime.mjs";
 import { Ft as mayShowFilled, It as pluginDefaults, Jt as familiesListing, Kt as projectRecordKey, L as settleBudgetOf, Q as RefusedError, Tt as proofOf, Ut as refuseOtherKind, _t as updateConfig, ct as collectionPath, gt as rearrangeConfigs, nt as showsStored, pt as listAllConfigs, rt as showsWritten, st as mapConcurrent, ut as getConfig, wt as attemptFailureOfError } from "./common-service.mjs";
 import { p as describeError, u as PcsyncError } from "./early-signals.mjs";
-import { K as sameName, L as formatSeconds, Q as trimAsService, V as precompiledValidator, Z as showsText, it as formatJsonPath, mt as ofFamily, nt as writeMark, ot as readBoundedText, rt as describeSchemaErrors, tt as readMark, ut as WRITABLE_FIELDS } from "./common-manifest.mjs";
+import { I as formatSeconds, K as sameName, Q as trimAsService, V as precompiledValidator, Z as showsText, it as formatJsonPath, mt as ofFamily, nt as writeMark, ot as readBoundedText, rt as describeSchemaErrors, tt as readMark, ut as WRITABLE_FIELDS } from "./common-manifest.mjs";
 import { n as readJsonFileSchema, t as JSON_FILE_AJV_OPTIONS } from "./json-file-schemas.mjs";
 import { a as regularFilesIn, i as readTail } from "./journal-lock.mjs";
 import { A as asRecord, E as InputError, T as formatBytes, f as ServiceError, g as isServiceError, h as isRequestError, m as isApiError } from "./common-program.mjs";
@@ -955,6 +955,7 @@ function replayJournal(journal) {
 		for (const [id, body] of sentTo(intent)) {
 			const record = touch(intent, id);
 			textsOf(record);
+			if (intent.op === "copy" && body.deleted === true && record.before !== null) record.takenBack = true;
 			const leaves = [...Object.entries(body).filter(([field]) => WRITABLE_FIELDS.includes(field)), ...body.deleted === true ? [["enabled", false]] : []];
 			const written = new Set(leaves.map(([field]) => field));
 			for (const field of written) record.sent.add(field);

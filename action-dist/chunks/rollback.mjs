@@ -114,7 +114,7 @@ Examples:
   $ pcsync rollback --journal .pcsync/rollout/2024-06-01T10-00-00.000Z-4d5e6f.jsonl --dry-run`).addOption(new Option("--journal <path>", "the journal of the run to undo").makeOptionMandatory()).option("--dry-run", "print the rollback's plan only; change nothing").option("--auto-approve", "do not ask for `yes` (needed where stdin is not a terminal)").option("--force", "put back the journal's values also over changes made since the run").addOption(formatOption()).addOption(outOption("also save the rollback's plan as JSON to this file"));
 	addConnectionOptions(command, "none");
 	addSettleTimeoutOption(command);
-	const runRollback = async (flags, interrupts, again = flags.journal) => {
+	const runRollback = async (flags, interrupts, again = flags.journal, before) => {
 		const { format } = flags;
 		if (!flags.autoApprove && !flags.dryRun) refuseUnanswerable("rollback", io.stdin, format);
 		let client;
@@ -148,7 +148,8 @@ Examples:
 					verb: "Roll back with",
 					changes: summary.create + summary.update + summary.delete,
 					server: client.base.display,
-					what: "Rollback"
+					what: "Rollback",
+					before
 				}),
 				apply: (run) => applyJournaled(run.client, run.plan, run.current, {
 					flags: {
@@ -220,16 +221,26 @@ Examples:
 				io.stdout.write(`Nothing to roll back: the rollout ${ended}, and every wave it wrote was rolled back.\n`);
 				return;
 			}
-			for (const [position, wave] of undo.waves.entries()) {
-				io.stderr.write(`rollback: wave "${wave.name}" (${describeProjects(wave.projects)}), ${position + 1} of ${undo.waves.length} to undo, newest first: journal ${wave.journals.join(", then ")}\n`);
-				for (const journal of wave.journals) await runRollback({
-					...flags,
-					journal
-				}, interrupts, flags.journal);
-				if (flags.dryRun !== true) await recordWaveUndone(undo, wave, io.cwd);
+			const names = (waves) => waves.map((wave) => `"${wave.name}"`).join(", ");
+			const undoneBefore = (count) => `${plural(count, "wave")} of the rollout undone before it: ${names(undo.waves.slice(0, count))}`;
+			let undone = 0;
+			try {
+				for (const [position, wave] of undo.waves.entries()) {
+					io.stderr.write(`rollback: wave "${wave.name}" (${describeProjects(wave.projects)}), ${position + 1} of ${undo.waves.length} to undo, newest first: journal ${wave.journals.join(", then ")}\n`);
+					const before = undone === 0 ? void 0 : undoneBefore(undone);
+					for (const journal of wave.journals) await runRollback({
+						...flags,
+						journal
+					}, interrupts, flags.journal, before);
+					if (flags.dryRun !== true) await recordWaveUndone(undo, wave, io.cwd);
+					undone += 1;
+				}
+			} catch (error) {
+				if (undone === 0 || flags.dryRun === true) throw error;
+				io.stderr.write(`rollback: the rollout's undo stopped; ${undoneBefore(undone)}; left: ${names(undo.waves.slice(undone))}. Run pcsync rollback --journal ${shellWord(flags.journal)} again to go on.\n`);
+				throw error;
 			}
-			const names = undo.waves.map((wave) => `"${wave.name}"`).join(", ");
-			io.stdout.write(flags.dryRun === true ? `Dry run: rolling back the rollout (it ${ended}) undoes ${plural(undo.waves.length, "wave")}, newest first: ${names}.\n` : `Rolled back the rollout (it ${ended}): ${plural(undo.waves.length, "wave")} undone, newest first: ${names}.\n`);
+			io.stdout.write(flags.dryRun === true ? `Dry run: rolling back the rollout (it ${ended}) undoes ${plural(undo.waves.length, "wave")}, newest first: ${names(undo.waves)}.\n` : `Rolled back the rollout (it ${ended}): ${plural(undo.waves.length, "wave")} undone, newest first: ${names(undo.waves)}.\n`);
 		} finally {
 			await undo.release();
 		}

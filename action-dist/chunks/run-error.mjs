@@ -6,8 +6,9 @@ function shellWord(path) {
 	return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 // dist/src/apply/run-error.js
-function cancelledMessage(what) {
-	return `${what} cancelled; nothing was changed.`;
+/** `before`: what the command changed before the question it was cancelled at (a rollout's waves undone). */
+function cancelledMessage(what, before) {
+	return before === void 0 ? `${what} cancelled; nothing was changed.` : `${what} cancelled; nothing more was changed (${before}).`;
 }
 const APPLY_WORDS = {
 	command: "apply",
@@ -65,7 +66,7 @@ const RUN_CODES = {
 	/** The user answered something other than `yes`, or closed stdin: exit 1, as Terraform does. */
 	apply_cancelled: {
 		exit: 1,
-		message: ({ what }) => cancelledMessage(what)
+		message: ({ what, before }) => cancelledMessage(what, before)
 	},
 	/** Refused before anything is read, as Terraform does: cron or `ssh host pcsync apply` never write unapproved. */
 	approval_required: {
@@ -108,15 +109,12 @@ function holdingTheChange(failing, narrowed) {
 	if (narrowed === void 0) return `still ${one ? "holds" : "hold"} the change`;
 	return `may still hold the change (${narrowed.includes(",") ? `${narrowed} leave` : `${narrowed} leaves`} ${one ? "it" : "them"} out of this run, so ${one ? "it is" : "they are"} not read: apply without ${narrowed} checks)`;
 }
-function undoCommands(journals) {
-	return journals.map((path) => `pcsync rollback --journal ${path}`).join(", then ");
-}
 /** Words of apply's refusal and plan's notice; `fix` is lower case, without a full stop. */
 function haltWords(held) {
 	const { failing, undo } = held;
 	const one = failing.length === 1;
 	const journal = `rollout journal ${shellWord(held.journal)}`;
-	const undoing = undo.length === 0 ? "" : `, or undo the waves written, newest first (${undoCommands(undo)})`;
+	const undoing = undo.length === 0 ? "" : `, or undo the waves written (\`pcsync rollback --journal ${shellWord(held.journal)}\` undoes the rollout, newest wave first)`;
 	if (held.another === true) return {
 		halted: `a rollout of another version of this manifest halted in wave ${held.wave} (${journal}), and ${nounAndList(failing, "project")}, which failed the health check, ${holdingTheChange(failing, held.narrowed)} that failed there, which this manifest asks of ${one ? "it" : "them"} as it was`,
 		fix: `fix the change for ${one ? "that project" : "those projects"} in the manifest${undoing}, and this manifest rolls out from its first wave`

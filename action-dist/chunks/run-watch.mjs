@@ -2,7 +2,7 @@
 import { d as SIGNAL_EXIT_CODES, h as SecretRegistry, u as PcsyncError } from "./early-signals.mjs";
 import { n as metricsFileWriter } from "./metrics-file.mjs";
 import { D as isInputError, E as InputError, k as plural } from "./common-program.mjs";
-import { B as formatSource, F as groupBy, L as formatSeconds, _ as familyFingerprint, b as readManifestSources, dt as familyKey, h as runInputs, ht as appendAll, m as printDiagnostics, mt as ofFamily, u as loadManifest, x as readVarFiles, z as formatDiagnostic } from "./common-manifest.mjs";
+import { I as formatSeconds, P as groupBy, R as formatDiagnostic, _ as familyFingerprint, b as readManifestSources, dt as familyKey, h as runInputs, ht as appendAll, m as printDiagnostics, mt as ofFamily, u as loadManifest, x as readVarFiles, z as formatSource } from "./common-manifest.mjs";
 import { a as driftCount, c as pruneHealJournals, l as removeIfHealWroteNothing, n as formatAddress, o as formatCycleLine, s as totalsOf, t as monotonicNow } from "./monotonic-clock.mjs";
 import { l as waitForKilledRunsCreates, r as defaultJournalPath, t as applyWithJournal } from "./apply-with-journal.mjs";
 import { n as selectFamilies, t as require_prom_client } from "./prom-client.mjs";
