@@ -1,10 +1,12 @@
 // A rollout undone whole (`pcsync rollback --journal` given a rollout's journal): its waves still
 // written, newest first, each through its own journals as any rollback; each wave undone is recorded.
 
+import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { InputError } from "../input-error.js";
 import { JournalLock } from "../journal/journal-lock.js";
 import {
+  ROLLOUT_JOURNAL_DIR,
   ROLLOUT_RUN_LOCK_HELD,
   RolloutJournal,
   RolloutJournalProblem,
@@ -46,6 +48,8 @@ export async function rolloutToUndo(cwd: string, path: string, lock: boolean): P
       throw new InputError("rollout_journal_invalid", { message: error.message });
     throw error;
   });
+  // The lock's folder, made as apply makes it: the rollout may have kept its journal elsewhere.
+  if (lock) await mkdir(resolve(cwd, ROLLOUT_JOURNAL_DIR), { recursive: true });
   const held = lock
     ? await JournalLock.acquire(rolloutRunLock(state.header.digest), {
         cwd,

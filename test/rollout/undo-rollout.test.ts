@@ -125,4 +125,15 @@ describe("rolloutToUndo", () => {
     await undo.release();
     expect(undo.waves.map((wave) => wave.name)).toEqual(["canary"]);
   });
+
+  it("takes the rollout's lock where no rollout ran: its journal kept elsewhere (apply --journal PATH)", async () => {
+    await rm(join(cwd, ".pcsync"), { recursive: true });
+    await mkdir(join(cwd, "ci"));
+    const path = join("ci", "rollout.jsonl");
+    const lines = [HEADER, started(0, "w1.jsonl"), { kind: "end", at: AT, result: "complete" }];
+    await writeFile(join(cwd, path), `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const undo = await rolloutToUndo(cwd, path, true);
+    await undo.release();
+    expect(undo.waves.map((wave) => wave.name)).toEqual(["canary"]);
+  });
 });

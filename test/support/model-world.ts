@@ -771,7 +771,7 @@ export class World {
     const before = this.snapshot();
     const args = ["apply", "--auto-approve", "-f", manifest, "--journal", journal, "--concurrency", "1"];
     this.emulator.setFaults({ latencyMs: 25 });
-    const { done } = spawnCli(args, { env: this.env, timeoutMs: 30_000 });
+    const { done } = spawnCli(args, { env: this.env, cwd: this.directory, timeoutMs: 30_000 });
     let applyEnded = false;
     let rollback: Promise<Run> | undefined;
     let rollbackStartedWhileRunning = false;
@@ -876,7 +876,11 @@ export class World {
    * service sees it), or ended on its own first; its output held to the invariants of a killed run.
    */
   private async killedAfter(args: string[], env: NodeJS.ProcessEnv, writesBeforeKill: number): Promise<Run> {
-    const { child, done } = spawnCli(args, { env: { ...this.env, ...env }, timeoutMs: 30_000 });
+    const { child, done } = spawnCli(args, {
+      env: { ...this.env, ...env },
+      cwd: this.directory,
+      timeoutMs: 30_000,
+    });
     let writes = 0;
     this.onWrite = () => {
       writes += 1;
@@ -1251,7 +1255,7 @@ export class World {
     let stopped: CliRun;
     let again: Run;
     try {
-      const { child, done } = spawnCli(args, { env: this.env, timeoutMs: 30_000 });
+      const { child, done } = spawnCli(args, { env: this.env, cwd: this.directory, timeoutMs: 30_000 });
       let writes = 0;
       this.onWrite = () => {
         writes += 1;
@@ -1771,6 +1775,7 @@ ${output}`,
             ["apply", "--auto-approve", "-f", files[index] as string, "--journal", journals[index] as string],
             {
               env: this.env,
+              cwd: this.directory,
               timeoutMs: 30_000,
             },
           ).done,
@@ -1826,6 +1831,7 @@ ${output}`,
             (journal) =>
               spawnCli(["apply", "--auto-approve", "-f", manifest, "--journal", journal], {
                 env: { ...this.env, ...env },
+                cwd: this.directory,
                 timeoutMs: 30_000,
               }).done,
           ),
