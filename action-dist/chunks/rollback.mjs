@@ -4,11 +4,12 @@ import { a as shellWord, t as RunError } from "./run-error.mjs";
 import { B as isApplyComplete, Q as RefusedError, V as renderApplyReport, at as descriptionOwner, b as concurrencyOf, c as printPlan, it as describeStoredDescription, o as checkPlanPrintableAsJson, s as printApplyJson, t as appendStepSummary, u as savePlan, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption, zt as hasChanges } from "./common-service.mjs";
 import { a as describeRecordAt, n as describeProjects, t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
-import { d as startsAsRolloutJournal, i as RolloutJournalProblem, n as ROLLOUT_RUN_LOCK_HELD, r as RolloutJournal, s as readRolloutJournal, u as rolloutRunLock } from "./rollout-journal.mjs";
+import { d as startsAsRolloutJournal, i as RolloutJournalProblem, n as ROLLOUT_RUN_LOCK_HELD, r as RolloutJournal, s as readRolloutJournal, t as ROLLOUT_JOURNAL_DIR, u as rolloutRunLock } from "./rollout-journal.mjs";
 import { i as refuseUnanswerable, n as canAsk, r as confirmChanges, t as withInterruptWatch } from "./interrupt.mjs";
 import { t as applyJournaled } from "./journal-run.mjs";
 import { c as outOption, s as formatOption } from "./common-manifest.mjs";
 import { resolve } from "node:path";
+import { mkdir } from "node:fs/promises";
 // dist/src/rollout/undo-rollout.js
 /** Whether `path` is a rollout's journal (by its first bytes), not an apply's. */
 function isRolloutJournal(cwd, path) {
@@ -24,6 +25,7 @@ async function rolloutToUndo(cwd, path, lock) {
 		if (error instanceof RolloutJournalProblem) throw new InputError("rollout_journal_invalid", { message: error.message });
 		throw error;
 	});
+	if (lock) await mkdir(resolve(cwd, ROLLOUT_JOURNAL_DIR), { recursive: true });
 	const held = lock ? await JournalLock.acquire(rolloutRunLock(state.header.digest), {
 		cwd,
 		command: "rollback (rollout)",
