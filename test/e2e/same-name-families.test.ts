@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
-import { PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
+import { type EmulatorOptions, PROFILE_NAMES, startEmulator } from "../../src/emulator/index.js";
 import { runBuiltCli, spawnCli } from "../support/cli.js";
 import { temporaryDirectory, writeManifest } from "../support/work-dir.js";
 
@@ -20,6 +20,20 @@ function cleanupWith(finished: OnFinished, ...steps: Array<() => Promise<void>>)
   finished(async () => {
     for (const step of steps.reverse()) await step();
   });
+}
+
+/** An emulator, a folder, and the built CLI run in that folder against it; both gone when the test ends. */
+async function emulatorAndFolder(finished: OnFinished, options: Pick<EmulatorOptions, "profile" | "faults">) {
+  const emulator = await startEmulator({ ...options, keys: [{ key: KEY, scopes: null, projects: "*" }] });
+  const directory = await temporaryDirectory();
+  cleanupWith(
+    finished,
+    () => emulator.close(),
+    () => directory.remove(),
+  );
+  const env = { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url };
+  const pcsync = (...args: string[]) => runBuiltCli(args, { env, cwd: directory.path });
+  return { emulator, directory: directory.path, env, pcsync };
 }
 
 const APP = [
@@ -39,18 +53,7 @@ describe.concurrent.each(PROFILE_NAMES)("a plugin config named like a frontend a
   it("is its own record in plan, apply, a saved plan and a rollback; the app is never touched", async ({
     onTestFinished: finished,
   }) => {
-    const emulator = await startEmulator({ profile, keys: [{ key: KEY, scopes: null, projects: "*" }] });
-    const directory = await temporaryDirectory();
-    cleanupWith(
-      finished,
-      () => emulator.close(),
-      () => directory.remove(),
-    );
-    const pcsync = (...args: string[]) =>
-      runBuiltCli(args, {
-        env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url },
-        cwd: directory.path,
-      });
+    const { emulator, directory, pcsync } = await emulatorAndFolder(finished, { profile });
     const app = () =>
       emulator
         .snapshot()
@@ -65,18 +68,14 @@ describe.concurrent.each(PROFILE_NAMES)("a plugin config named like a frontend a
         );
 
     // A saved plan of the config, made before the app exists; then the app is made.
-    const onlyConfig = await writeManifest(
-      directory.path,
-      manifest(CONFIG(", enabled: false")),
-      "config.yaml",
-    );
+    const onlyConfig = await writeManifest(directory, manifest(CONFIG(", enabled: false")), "config.yaml");
     expect((await pcsync("plan", "-f", onlyConfig, "--out", "plan.json")).code).toBe(0);
     expect(
       (
         await pcsync(
           "apply",
           "-f",
-          await writeManifest(directory.path, manifest(APP), "app.yaml"),
+          await writeManifest(directory, manifest(APP), "app.yaml"),
           "--auto-approve",
         )
       ).code,
@@ -93,7 +92,7 @@ describe.concurrent.each(PROFILE_NAMES)("a plugin config named like a frontend a
     expect(again.code, again.stdout).toBe(0);
 
     // `deleted: true` deletes the config, not the app; its rollback brings the config back.
-    const gone = await writeManifest(directory.path, manifest(CONFIG(", deleted: true")), "gone.yaml");
+    const gone = await writeManifest(directory, manifest(CONFIG(", deleted: true")), "gone.yaml");
     const deleted = await pcsync("apply", "-f", gone, "--auto-approve", "--journal", "delete.jsonl");
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(configs()).toEqual([]);
@@ -129,20 +128,9 @@ const BOTH = [
 
 /** A posthog-2024 emulator, a directory with `manifestText`, and the built CLI run in it. */
 async function onPosthog2024(finished: OnFinished, manifestText: string) {
-  const emulator = await startEmulator({
-    profile: "posthog-2024",
-    keys: [{ key: KEY, scopes: null, projects: "*" }],
-  });
-  const directory = await temporaryDirectory();
-  cleanupWith(
-    finished,
-    () => emulator.close(),
-    () => directory.remove(),
-  );
-  const pcsync = (...args: string[]) =>
-    runBuiltCli(args, { env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url }, cwd: directory.path });
-  const file = await writeManifest(directory.path, manifestText);
-  return { emulator, pcsync, file, directory: directory.path };
+  const { emulator, directory, pcsync } = await emulatorAndFolder(finished, { profile: "posthog-2024" });
+  const file = await writeManifest(directory, manifestText);
+  return { emulator, pcsync, file, directory };
 }
 
 describe.concurrent("a config of a plugin that is not a frontend app, asked of pipeline_frontend_apps_configs on posthog-2024", () => {
@@ -177,19 +165,12 @@ describe.concurrent("the same wrong-family config, when every POST commits and i
   it("is found where the service put it, taken back, and never sent again: no copy is left", async ({
     onTestFinished: finished,
   }) => {
-    const emulator = await startEmulator({
+    const { emulator, directory, env } = await emulatorAndFolder(finished, {
       profile: "posthog-2024",
-      keys: [{ key: KEY, scopes: null, projects: "*" }],
       faults: { commitThen500Rate: 1 },
     });
-    const directory = await temporaryDirectory();
-    cleanupWith(
-      finished,
-      () => emulator.close(),
-      () => directory.remove(),
-    );
     const file = await writeManifest(
-      directory.path,
+      directory,
       [
         "version: 1",
         "projects:",
@@ -200,8 +181,8 @@ describe.concurrent("the same wrong-family config, when every POST commits and i
       ].join("\n"),
     );
     const applied = await runBuiltCli(["apply", "-f", file, "--auto-approve"], {
-      env: { PCSYNC_API_KEY: KEY, PCSYNC_BASE_URL: emulator.url },
-      cwd: directory.path,
+      env,
+      cwd: directory,
       timeoutMs: 90_000,
     });
     expect(applied.code, applied.stderr).toBe(1);
