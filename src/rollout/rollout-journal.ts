@@ -55,6 +55,23 @@ export interface RolloutState {
 }
 
 /**
+ * The waves up to `through` whose writes are not undone, newest first, each with its journals newest
+ * first (a wave resumed after a kill wrote through more than one): the order a rollback takes them.
+ */
+export function wavesToUndo(
+  state: RolloutState,
+  through = state.waves.length - 1,
+): { index: number; journals: string[] }[] {
+  return state.waves
+    .flatMap((wave, index) =>
+      index > through || wave.journals.length === 0 || wave.rolledBack === true
+        ? []
+        : [{ index, journals: [...wave.journals].reverse() }],
+    )
+    .reverse();
+}
+
+/**
  * A rollout's identity: the server and the change, what the manifest asks of the records (not
  * where the files say it, so a comment or a moved block neither orphans an interrupted rollout nor
  * lifts a halt; nor the `rollout:` block, so a new bake, budget or on_failure does not lift a halt

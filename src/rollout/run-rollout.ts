@@ -17,7 +17,7 @@ import type { CurrentState, Plan, PlanRollout } from "../plan/types.js";
 import { plural } from "../plural.js";
 import { sameName } from "../record-name.js";
 import type { HealthGate, JudgedConfig, ProjectHealth } from "./health-gate.js";
-import type { RolloutJournal, RolloutTarget } from "./rollout-journal.js";
+import { type RolloutJournal, type RolloutTarget, wavesToUndo } from "./rollout-journal.js";
 
 /** What a rollout tells the outside world as it goes: progress lines, webhooks, metrics. */
 export type RolloutEvent =
@@ -463,16 +463,10 @@ async function finishHalt(
   const undone: UndoneWave[] = [];
   const rollBack = rollout.onFailure === "rollback";
   if (rollBack) {
-    for (let index = haltedWave; index >= 0; index -= 1) {
-      const waveState = journal.state.waves[index];
+    const toUndo = wavesToUndo(journal.state, haltedWave);
+    for (const [position, { index, journals }] of toUndo.entries()) {
       const wave = rollout.waves[index];
-      if (
-        waveState === undefined ||
-        wave === undefined ||
-        waveState.journals.length === 0 ||
-        waveState.rolledBack
-      )
-        continue;
+      if (wave === undefined) continue;
       parts.say(`rolling back wave "${wave.name}" (${describeProjects(wave.projects)})`);
       let complete = true;
       let byHand: string | undefined;
@@ -480,17 +474,10 @@ async function finishHalt(
       // A wave resumed after a kill wrote through more than one journal: the newest is undone first.
       // A signal stops the rollback as it stops an apply (the client sends nothing more): the halt
       // is in the journal, and the next apply of the manifest finishes the rollback.
-      for (const path of [...waveState.journals].reverse()) {
+      for (const path of journals) {
         const result = await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
         if (result === undefined) {
-          const left = rollout.waves
-            .slice(0, index)
-            .filter((_, each) => {
-              const written = journal.state.waves[each];
-              return (written?.journals.length ?? 0) > 0 && written?.rolledBack !== true;
-            })
-            .map((entry) => entry.name)
-            .reverse();
+          const left = toUndo.slice(position + 1).flatMap((entry) => rollout.waves[entry.index]?.name ?? []);
           return {
             result: "interrupted",
             wave: rollout.waves[haltedWave]?.name ?? "",

@@ -13,6 +13,7 @@ import {
   readRolloutJournal,
   rolloutRunLock,
   startsAsRolloutJournal,
+  wavesToUndo,
 } from "./rollout-journal.js";
 
 export interface WaveToUndo {
@@ -58,17 +59,12 @@ export async function rolloutToUndo(cwd: string, path: string, lock: boolean): P
       })
     : undefined;
   try {
-    const waves = state.waves
-      .map((wave, index) => ({
-        index,
-        name: state.header.rollout.waves[index]?.name ?? String(index + 1),
-        projects: state.header.rollout.waves[index]?.projects ?? [],
-        journals: [...wave.journals].reverse(),
-        rolledBack: wave.rolledBack === true,
-      }))
-      .filter((wave) => wave.journals.length > 0 && !wave.rolledBack)
-      .reverse()
-      .map(({ rolledBack: _, ...wave }) => wave);
+    const waves = wavesToUndo(state).map(({ index, journals }) => ({
+      index,
+      name: state.header.rollout.waves[index]?.name ?? String(index + 1),
+      projects: state.header.rollout.waves[index]?.projects ?? [],
+      journals,
+    }));
     if (state.ended === undefined)
       throw new InputError("rollout_unfinished", { path, journals: waves.flatMap((wave) => wave.journals) });
     return {
