@@ -6,6 +6,7 @@ import { n as STAGE_WORDS } from "./run-error.mjs";
 import { a as showsPluginText, c as checkJournalExists, h as tornLineNote, i as replayJournal, l as checkJournalServer, n as learnPluginTexts, p as readJournal, r as recordsOfLostCreate, v as isRecordOfCreate } from "./replay-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
 import { c as lateWritesOf, o as createShown, u as waitForLateWrites } from "./apply-with-journal.mjs";
+import { f as wavesToUndo } from "./rollout-journal.mjs";
 // dist/src/journal/plan-rollback.js
 const RESTORED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== "deleted");
 /** Whether `record` shows one of `values`, an empty one as the plugin's own text included (posthog-2024). */
@@ -645,57 +646,56 @@ async function finishHalt(rollout, parts, reports) {
 	const failing = journal.state.waves[haltedWave]?.judged?.verdicts.filter((verdict) => !verdict.passed) ?? [];
 	const undone = [];
 	const rollBack = rollout.onFailure === "rollback";
-	if (rollBack) for (let index = haltedWave; index >= 0; index -= 1) {
-		const waveState = journal.state.waves[index];
-		const wave = rollout.waves[index];
-		if (waveState === void 0 || wave === void 0 || waveState.journals.length === 0 || waveState.rolledBack) continue;
-		parts.say(`rolling back wave "${wave.name}" (${describeProjects(wave.projects)})`);
-		let complete = true;
-		let byHand;
-		const summaries = [];
-		for (const path of [...waveState.journals].reverse()) {
-			const result = await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
-			if (result === void 0) {
-				const left = rollout.waves.slice(0, index).filter((_, each) => {
-					const written = journal.state.waves[each];
-					return (written?.journals.length ?? 0) > 0 && written?.rolledBack !== true;
-				}).map((entry) => entry.name).reverse();
-				return {
-					result: "interrupted",
-					wave: rollout.waves[haltedWave]?.name ?? "",
-					stage: "rollback",
-					reports,
-					halt: {
-						failing,
-						undone,
-						stoppedIn: wave.name,
-						left
-					}
-				};
+	if (rollBack) {
+		const toUndo = wavesToUndo(journal.state, haltedWave);
+		for (const [position, { index, journals }] of toUndo.entries()) {
+			const wave = rollout.waves[index];
+			if (wave === void 0) continue;
+			parts.say(`rolling back wave "${wave.name}" (${describeProjects(wave.projects)})`);
+			let complete = true;
+			let byHand;
+			const summaries = [];
+			for (const path of journals) {
+				const result = await whileNotInterrupted(parts, () => parts.rollbackJournal(path));
+				if (result === void 0) {
+					const left = toUndo.slice(position + 1).flatMap((entry) => rollout.waves[entry.index]?.name ?? []);
+					return {
+						result: "interrupted",
+						wave: rollout.waves[haltedWave]?.name ?? "",
+						stage: "rollback",
+						reports,
+						halt: {
+							failing,
+							undone,
+							stoppedIn: wave.name,
+							left
+						}
+					};
+				}
+				summaries.push(result.summary);
+				complete &&= result.complete;
+				byHand ??= result.byHand;
 			}
-			summaries.push(result.summary);
-			complete &&= result.complete;
-			byHand ??= result.byHand;
+			await journal.append({
+				kind: "wave_rolled_back",
+				wave: index,
+				at: iso(parts.now()),
+				complete
+			}, parts.cwd);
+			parts.onEvent({
+				event: "rollout_rolled_back",
+				wave: wave.name,
+				index,
+				complete
+			});
+			undone.push({
+				wave: wave.name,
+				complete,
+				summary: summaries.join("; "),
+				...byHand ? { byHand } : {}
+			});
+			if (!complete) break;
 		}
-		await journal.append({
-			kind: "wave_rolled_back",
-			wave: index,
-			at: iso(parts.now()),
-			complete
-		}, parts.cwd);
-		parts.onEvent({
-			event: "rollout_rolled_back",
-			wave: wave.name,
-			index,
-			complete
-		});
-		undone.push({
-			wave: wave.name,
-			complete,
-			summary: summaries.join("; "),
-			...byHand ? { byHand } : {}
-		});
-		if (!complete) break;
 	}
 	const allUndone = undone.every((entry) => entry.complete);
 	if (!rollBack || allUndone) await journal.append({

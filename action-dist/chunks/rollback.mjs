@@ -4,7 +4,7 @@ import { a as shellWord, t as RunError } from "./run-error.mjs";
 import { B as isApplyComplete, Q as RefusedError, V as renderApplyReport, at as descriptionOwner, b as concurrencyOf, c as printPlan, it as describeStoredDescription, o as checkPlanPrintableAsJson, s as printApplyJson, t as appendStepSummary, u as savePlan, v as addConnectionOptions, x as createClientFromFlags, y as addSettleTimeoutOption, zt as hasChanges } from "./common-service.mjs";
 import { a as describeRecordAt, n as describeProjects, t as rollBackJournal } from "./rollback-journal.mjs";
 import { t as JournalLock } from "./journal-lock.mjs";
-import { d as startsAsRolloutJournal, i as RolloutJournalProblem, n as ROLLOUT_RUN_LOCK_HELD, r as RolloutJournal, s as readRolloutJournal, t as ROLLOUT_JOURNAL_DIR, u as rolloutRunLock } from "./rollout-journal.mjs";
+import { d as startsAsRolloutJournal, f as wavesToUndo, i as RolloutJournalProblem, n as ROLLOUT_RUN_LOCK_HELD, r as RolloutJournal, s as readRolloutJournal, t as ROLLOUT_JOURNAL_DIR, u as rolloutRunLock } from "./rollout-journal.mjs";
 import { i as refuseUnanswerable, n as canAsk, r as confirmChanges, t as withInterruptWatch } from "./interrupt.mjs";
 import { t as applyJournaled } from "./journal-run.mjs";
 import { c as outOption, s as formatOption } from "./common-manifest.mjs";
@@ -32,13 +32,12 @@ async function rolloutToUndo(cwd, path, lock) {
 		held: ROLLOUT_RUN_LOCK_HELD
 	}) : void 0;
 	try {
-		const waves = state.waves.map((wave, index) => ({
+		const waves = wavesToUndo(state).map(({ index, journals }) => ({
 			index,
 			name: state.header.rollout.waves[index]?.name ?? String(index + 1),
 			projects: state.header.rollout.waves[index]?.projects ?? [],
-			journals: [...wave.journals].reverse(),
-			rolledBack: wave.rolledBack === true
-		})).filter((wave) => wave.journals.length > 0 && !wave.rolledBack).reverse().map(({ rolledBack: _, ...wave }) => wave);
+			journals
+		}));
 		if (state.ended === void 0) throw new InputError("rollout_unfinished", {
 			path,
 			journals: waves.flatMap((wave) => wave.journals)

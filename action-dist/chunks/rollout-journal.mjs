@@ -26,6 +26,16 @@ const ROLLOUT_RUN_LOCK_HELD = {
 	rule: "one run at a time drives a rollout, where a second would resume the journal the first still writes or start a rollout beside it"
 };
 /**
+* The waves up to `through` whose writes are not undone, newest first, each with its journals newest
+* first (a wave resumed after a kill wrote through more than one): the order a rollback takes them.
+*/
+function wavesToUndo(state, through = state.waves.length - 1) {
+	return state.waves.flatMap((wave, index) => index > through || wave.journals.length === 0 || wave.rolledBack === true ? [] : [{
+		index,
+		journals: [...wave.journals].reverse()
+	}]).reverse();
+}
+/**
 * A rollout's identity: the server and the change, what the manifest asks of the records (not
 * where the files say it, so a comment or a moved block neither orphans an interrupted rollout nor
 * lifts a halt; nor the `rollout:` block, so a new bake, budget or on_failure does not lift a halt
@@ -220,4 +230,4 @@ async function startsAsRolloutJournal(path) {
 async function findLatestRollout(cwd, server, digests) {
 	return (await findRollouts(cwd, server)).find((state) => digests.has(state.header.digest));
 }
-export { findLatestRollout as a, rolloutDigest as c, startsAsRolloutJournal as d, RolloutJournalProblem as i, rolloutDigests as l, ROLLOUT_RUN_LOCK_HELD as n, findRollouts as o, RolloutJournal as r, readRolloutJournal as s, ROLLOUT_JOURNAL_DIR as t, rolloutRunLock as u };
+export { findLatestRollout as a, rolloutDigest as c, startsAsRolloutJournal as d, wavesToUndo as f, RolloutJournalProblem as i, rolloutDigests as l, ROLLOUT_RUN_LOCK_HELD as n, findRollouts as o, RolloutJournal as r, readRolloutJournal as s, ROLLOUT_JOURNAL_DIR as t, rolloutRunLock as u };
